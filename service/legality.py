@@ -1,0 +1,100 @@
+"""Which boards can arise in a real game, and whose turn it is on them.
+
+A board is legal iff it can arise from the empty board by alternating moves, with either
+player starting, where play stops at the first three-in-a-row or when the board is full.
+"""
+
+from __future__ import annotations
+
+import enum
+from itertools import combinations
+
+from service.board import Board, Mark
+
+
+class Illegality(enum.Enum):
+    """A reason why a board, or the player asked to move on it, cannot occur in a game."""
+
+    PLAY_AFTER_WIN = "play_after_win"
+    BOTH_PLAYERS_WON = "both_players_won"
+    MARK_COUNT_GAP = "mark_count_gap"
+    WINNER_NOT_LAST_TO_MOVE = "winner_not_last_to_move"
+    WRONG_PLAYER = "wrong_player"
+
+    @property
+    def code(self) -> str:
+        """Return the stable machine-readable code."""
+        return self.value
+
+
+class IllegalPosition(ValueError):
+    """Raised for a board, or a player to move, that no game can produce."""
+
+    def __init__(self, reason: Illegality, detail: str, *, about_player: bool = False) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.about_player = about_player
+
+
+def check_board(board: Board) -> None:
+    """Raise IllegalPosition, saying why, unless the board can arise in a game."""
+    x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+    # A player's two lines can only be completed by one last move if they share its cell;
+    # two separate lines mean the game went on after it was won. Checked first because
+    # such a board also breaks the count rule, and this is the more useful reason.
+    for mark in Mark:
+        for first, second in combinations(board.lines_of(mark), 2):
+            if not set(first) & set(second):
+                raise IllegalPosition(
+                    Illegality.PLAY_AFTER_WIN,
+                    f"{mark.value} has two separate lines, {list(first)} and {list(second)}: "
+                    "play went on after the game was won",
+                )
+    # The game stops at the first three-in-a-row, so only one player can have one.
+    if board.lines_of(Mark.X) and board.lines_of(Mark.O):
+        raise IllegalPosition(
+            Illegality.BOTH_PLAYERS_WON,
+            "both X and O have three in a row, but the game stops at the first one",
+        )
+    # Players alternate, so the counts never differ by more than one.
+    if abs(x_count - o_count) >= 2:
+        more, fewer = (Mark.X, Mark.O) if x_count > o_count else (Mark.O, Mark.X)
+        raise IllegalPosition(
+            Illegality.MARK_COUNT_GAP,
+            f"{more.value} has {board.count(more)} marks and {fewer.value} has "
+            f"{board.count(fewer)}: players alternate, so the counts differ by at most one",
+        )
+    # The winner made the last move, so the winner cannot have fewer marks than the loser.
+    for mark in Mark:
+        if board.lines_of(mark) and board.count(mark) < board.count(mark.opponent):
+            raise IllegalPosition(
+                Illegality.WINNER_NOT_LAST_TO_MOVE,
+                f"{mark.value} has three in a row but fewer marks than "
+                f"{mark.opponent.value}, so {mark.value} cannot have made the last move",
+            )
+
+
+def side_to_move(board: Board, requested: Mark | None = None) -> Mark:
+    """Return who moves on a legal board: the side with fewer marks, else `requested` or X.
+
+    Raise IllegalPosition when `requested` is not the side with fewer marks.
+    """
+    x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+    if x_count == o_count:
+        return requested or Mark.X
+    fewer = Mark.X if x_count < o_count else Mark.O
+    if requested is not None and requested is not fewer:
+        raise IllegalPosition(
+            Illegality.WRONG_PLAYER,
+            f"{requested.value} cannot move: {requested.value} has {board.count(requested)} "
+            f"marks and {fewer.value} has {board.count(fewer)}, so it is {fewer.value}'s turn",
+            about_player=True,
+        )
+    return fewer
+
+
+def checked_side_to_move(board: Board, requested: Mark | None = None) -> Mark:
+    """Check that the board is legal and return who moves on it; raise IllegalPosition if not."""
+    check_board(board)
+    return side_to_move(board, requested)
