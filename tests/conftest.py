@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -19,9 +17,9 @@ def engine() -> Engine:
 
 
 @pytest.fixture
-def app(engine: Engine) -> Iterator[Flask]:
+def app(engine: Engine) -> Flask:
     """Create an app in testing mode around the shared engine."""
-    yield create_app({"TESTING": True}, engine=engine)
+    return create_app({"TESTING": True}, engine=engine)
 
 
 @pytest.fixture

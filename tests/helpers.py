@@ -7,5 +7,6 @@ from service.board import Board
 
 def board(*rows: str) -> Board:
     """Draw a board as three rows of three characters: X, O, or '.' for an empty cell."""
-    assert len(rows) == 3 and all(len(row) == 3 for row in rows), rows
+    assert len(rows) == 3, rows
+    assert all(len(row) == 3 for row in rows), rows
     return Board.from_text("".join(rows))

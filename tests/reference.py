@@ -72,7 +72,7 @@ def complete_games(text: str = EMPTY * 9, mover: str = "X") -> int:
 
 @cache
 def move_results(text: str, mover: str) -> dict[int, tuple[int, int]]:
-    """Map each legal move to (result for the mover: 1, 0 or -1, plies to the end) under best play."""
+    """Map each move to (result for the mover: 1, 0 or -1, plies to the end) under best play."""
     results = {}
     for i, cell in enumerate(text):
         if cell != EMPTY:

@@ -6,7 +6,7 @@ import pytest
 
 from service.board import Board, GameStatus, Mark
 from service.engine import Engine, Outcome
-from service.legality import IllegalPosition, Illegality
+from service.legality import Illegality, IllegalPosition
 from tests import reference
 from tests.helpers import board
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.board import Board, Mark
-from service.legality import IllegalPosition, Illegality, check_board, side_to_move
+from service.legality import Illegality, IllegalPosition, check_board, side_to_move
 from tests import reference
 from tests.helpers import board
 

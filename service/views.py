@@ -1,0 +1,62 @@
+"""The HTTP endpoints: each parses its input, asks the engine, and serializes the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Blueprint, Response, current_app
+from pydantic import BaseModel
+
+from service.engine import Engine
+from service.json_body import read_json_body
+from service.problems import Problem
+from service.schemas import MoveRequest, MoveResponse
+
+api = Blueprint("api", __name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What the views share, built once by the app factory."""
+
+    engine: Engine
+    openapi_document: bytes
+
+
+def services() -> Services:
+    """Return the current app's shared services."""
+    found: Services = current_app.extensions["bestmove"]
+    return found
+
+
+def json_response(body: BaseModel) -> Response:
+    """Serialize a response model as application/json."""
+    return Response(body.model_dump_json(), mimetype="application/json")
+
+
+@api.post("/v1/move")
+def best_move() -> Response:
+    """Answer the best move on the posted board and the position after it."""
+    move_request = MoveRequest.model_validate(read_json_body())
+    advice = services().engine.advise(move_request.to_board(), move_request.player)
+    return json_response(MoveResponse.from_advice(advice))
+
+
+@api.get("/healthz")
+def health() -> dict[str, str]:
+    """Answer that the process serves requests."""
+    return {"status": "ok"}
+
+
+@api.get("/readyz")
+def readiness() -> dict[str, str]:
+    """Answer whether the solver's table is built and answers correctly."""
+    if not services().engine.answers_known_position():
+        raise Problem(503, "not_ready", "the solver does not answer a known position correctly")
+    return {"status": "ready"}
+
+
+@api.get("/openapi.yaml")
+def openapi_document() -> Response:
+    """Serve the API contract."""
+    return Response(services().openapi_document, mimetype="application/yaml")

@@ -1,0 +1,116 @@
+"""The contract: openapi.yaml is valid, and the service and its spec cannot drift apart."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+import yaml
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, settings
+from openapi_spec_validator import validate
+from schemathesis.config import SchemathesisConfig
+
+from service import create_app
+from service.legality import Illegality
+from service.problems import HTTP_CODES
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+
+
+def test_the_spec_is_valid_openapi_3_1() -> None:
+    assert SPEC["openapi"].startswith("3.1")
+    validate(SPEC)
+
+
+def test_the_top_level_spec_is_the_one_the_package_serves() -> None:
+    assert (ROOT / "openapi.yaml").read_bytes() == (ROOT / "service" / "openapi.yaml").read_bytes()
+
+
+def test_every_route_of_the_app_is_in_the_spec(client: FlaskClient) -> None:
+    app = client.application
+    routes = {rule.rule for rule in app.url_map.iter_rules() if rule.endpoint != "static"}
+    assert routes == set(SPEC["paths"])
+
+
+def request_examples() -> list[Any]:
+    media = SPEC["paths"]["/v1/move"]["post"]["requestBody"]["content"]["application/json"]
+    return [pytest.param(example["value"], id=name) for name, example in media["examples"].items()]
+
+
+def response_examples(status: str) -> dict[str, Any]:
+    response = SPEC["paths"]["/v1/move"]["post"]["responses"][status]
+    (media,) = response["content"].values()
+    return {name: example["value"] for name, example in media["examples"].items()}
+
+
+@pytest.mark.parametrize("body", request_examples())
+def test_every_request_example_is_answered_200(client: FlaskClient, body: Any) -> None:
+    assert client.post("/v1/move", json=body).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("request_example", "response_example"),
+    [
+        ("cellsWithIndices", "winningMove"),
+        ("emptyBoard", "emptyBoard"),
+        ("finishedGame", "finishedGame"),
+    ],
+)
+def test_documented_answers_are_the_real_answers(
+    client: FlaskClient, request_example: str, response_example: str
+) -> None:
+    media = SPEC["paths"]["/v1/move"]["post"]["requestBody"]["content"]["application/json"]
+    body = media["examples"][request_example]["value"]
+    answer = client.post("/v1/move", json=body).get_json()
+    assert answer == response_examples("200")[response_example]
+
+
+@pytest.mark.parametrize(
+    ("example", "body"),
+    [
+        ("invalidRequest", {"board": ["X", 7, None, None, None, None, None, None, None]}),
+        ("markCountGap", {"board": "XXXXXO..."}),
+    ],
+)
+def test_documented_problems_are_the_real_problems(
+    client: FlaskClient, example: str, body: Any
+) -> None:
+    answer = client.post("/v1/move", json=body).get_json()
+    assert answer == response_examples("422")[example]
+
+
+def test_every_problem_code_the_service_can_give_is_documented() -> None:
+    documented = set(SPEC["components"]["schemas"]["Problem"]["properties"]["code"]["enum"])
+    given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | {"invalid_request"}
+    assert given == documented
+
+
+# --- schemathesis: generated requests, every check, against the app in-process ---
+
+CONFIG = SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
+# Loaded at collection: schemathesis' fixture-based loader reads a pytest internal that
+# pytest 9.2 removed. The engine is built once for these cases.
+contract = schemathesis.openapi.from_wsgi("/openapi.yaml", create_app(), config=CONFIG)
+
+
+@contract.parametrize()
+@settings(
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_the_service_keeps_its_contract(case: Any) -> None:
+    """Every generated request, valid or not, gets an answer the spec allows: every check on."""
+    case.call_and_validate()
+
+
+def test_the_schemathesis_config_switches_nothing_off() -> None:
+    """The one setting: 422 also answers schema-valid data, for impossible boards."""
+    config = tomllib.loads((ROOT / "schemathesis.toml").read_text())
+    assert config == {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "422"]}}}
