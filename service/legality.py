@@ -62,7 +62,7 @@ def check_board(board: Board) -> None:
         more, fewer = (Mark.X, Mark.O) if x_count > o_count else (Mark.O, Mark.X)
         raise IllegalPosition(
             Illegality.MARK_COUNT_GAP,
-            f"{more.value} has {board.count(more)} marks and {fewer.value} has "
+            f"{more.value} has {_marks(board.count(more))} and {fewer.value} has "
             f"{board.count(fewer)}: players alternate, so the counts differ by at most one",
         )
     # The winner made the last move, so the winner cannot have fewer marks than the loser.
@@ -87,8 +87,9 @@ def side_to_move(board: Board, requested: Mark | None = None) -> Mark:
     if requested is not None and requested is not fewer:
         raise IllegalPosition(
             Illegality.WRONG_PLAYER,
-            f"{requested.value} cannot move: {requested.value} has {board.count(requested)} "
-            f"marks and {fewer.value} has {board.count(fewer)}, so it is {fewer.value}'s turn",
+            f"{requested.value} cannot move: {requested.value} has "
+            f"{_marks(board.count(requested))} and {fewer.value} has {board.count(fewer)}, "
+            f"so it is {fewer.value}'s turn",
             about_player=True,
         )
     return fewer
@@ -98,3 +99,7 @@ def checked_side_to_move(board: Board, requested: Mark | None = None) -> Mark:
     """Check that the board is legal and return who moves on it; raise IllegalPosition if not."""
     check_board(board)
     return side_to_move(board, requested)
+
+
+def _marks(count: int) -> str:
+    return f"{count} mark" if count == 1 else f"{count} marks"

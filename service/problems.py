@@ -64,7 +64,9 @@ def problem_response(problem: Problem, headers: Mapping[str, str] | None = None)
     }
     if problem.errors is not None:
         body["errors"] = list(problem.errors)
-    response = Response(json.dumps(body), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE)
+    response = Response(
+        json.dumps(body, separators=(",", ":")), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE
+    )
     response.headers.update(headers or {})
     return response
 

@@ -126,3 +126,8 @@ def test_every_code_is_stable_text() -> None:
         "winner_not_last_to_move",
         "wrong_player",
     ]
+
+
+def test_a_single_mark_is_not_called_marks() -> None:
+    with pytest.raises(IllegalPosition, match="X has 1 mark and O has 0"):
+        side_to_move(board("X..", "...", "..."), Mark.X)

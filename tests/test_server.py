@@ -51,7 +51,7 @@ def test_the_app_is_loaded_once_before_the_workers_fork() -> None:
         ({"WEB_CONCURRENCY": "-2"}, "WEB_CONCURRENCY must be at least 1, not -2"),
     ],
 )
-def test_a_bad_setting_is_refused_with_its_name(environ: dict[str, str], words: str) -> None:
+def test_a_bad_server_setting_is_refused_with_its_name(environ: dict[str, str], words: str) -> None:
     with pytest.raises(SettingsError, match=words):
         gunicorn_settings(environ)
 
@@ -174,14 +174,47 @@ def test_sigterm_stops_the_server_cleanly() -> None:
     assert running.stop() == 0
 
 
-def test_a_bad_setting_stops_the_server_with_one_line() -> None:
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"PORT": "eighty"}, "bestmove: PORT must be a whole number, not 'eighty'"),
+        (
+            {"MAX_BODY_BYTES": "2000000"},
+            "bestmove: MAX_BODY_BYTES must be between 1 and 1048576, not 2000000",
+        ),
+    ],
+)
+def test_a_bad_setting_stops_the_server_with_one_line(
+    environ: dict[str, str], message: str
+) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "service"],
-        env={**os.environ, "PORT": "eighty"},
+        env={**os.environ, **environ},
         capture_output=True,
         text=True,
         timeout=30,
         check=False,
     )
     assert result.returncode == 1
-    assert result.stderr.strip() == "bestmove: PORT must be a whole number, not 'eighty'"
+    assert result.stderr.strip() == message
+
+
+def run_healthcheck(port: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service.healthcheck"],
+        env={**os.environ, "PORT": str(port)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def test_the_container_health_probe_passes_against_a_live_server(server: RunningServer) -> None:
+    assert run_healthcheck(server.port).returncode == 0
+
+
+def test_the_container_health_probe_fails_when_nothing_listens() -> None:
+    result = run_healthcheck(free_port())
+    assert result.returncode == 1
+    assert "unhealthy" in result.stderr

@@ -1,0 +1,63 @@
+"""The project as a newcomer meets it: the README's commands, the package, the image's files."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def quick_start_commands() -> list[str]:
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.+?)\n```", section)
+
+
+def test_the_quick_start_is_two_commands_one_to_serve_one_to_test() -> None:
+    assert quick_start_commands() == [
+        "pip install . && python -m service",
+        "pip install -e '.[test]' && pytest",
+    ]
+
+
+def test_ci_runs_the_readmes_test_command_exactly() -> None:
+    test_command = quick_start_commands()[1]
+    ci_lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test_command in ci_lines
+
+
+def test_the_wheel_carries_the_contract_it_serves(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+    )
+    (wheel,) = tmp_path.glob("bestmove-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert archive.read("service/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
+    assert {"service/__init__.py", "service/__main__.py", "service/engine.py"} <= names
+    assert not any(name.startswith("tests/") for name in names)
+
+
+def test_the_domain_imports_neither_flask_nor_pydantic() -> None:
+    for module in ("board", "legality", "minimax", "engine"):
+        source = (ROOT / "service" / f"{module}.py").read_text()
+        imports = re.findall(r"^(?:from|import) (\S+)", source, flags=re.MULTILINE)
+        assert not [
+            name for name in imports if name.split(".")[0] in {"flask", "pydantic", "werkzeug"}
+        ]
