@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from service.app import create_app
-from service.server import ProductionServer, gunicorn_settings
+from service.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
 from service.settings import Settings, SettingsError
 
 
@@ -18,6 +17,10 @@ def main() -> None:
         settings = gunicorn_settings(os.environ)
     except SettingsError as error:
         sys.exit(f"bestmove: {error}")
+    prepare_metrics_dir(os.environ)
+    # Imported only now: the app's metrics library chooses its storage on import.
+    from service.app import create_app  # noqa: PLC0415
+
     ProductionServer(create_app, settings).run()
 
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
 
+from service import observability
 from service.engine import Engine
+from service.lifecycle import Lifecycle
+from service.metrics import Metrics
 from service.problems import errors
-from service.settings import Settings
+from service.settings import METRICS_DIR_VARIABLE, Settings
 from service.views import Services, api
 
 
@@ -22,10 +26,14 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
     app.config.from_mapping(MAX_CONTENT_LENGTH=settings.max_body_bytes)
     if config is not None:
         app.config.update(config)
-    app.extensions["bestmove"] = Services(
+    metrics_dir = os.environ.get(METRICS_DIR_VARIABLE)
+    app.extensions["bestmove"] = services = Services(
         engine=engine if engine is not None else Engine.build(),
         openapi_document=files("service").joinpath("openapi.yaml").read_bytes(),
+        metrics=Metrics(Path(metrics_dir) if metrics_dir else None),
+        lifecycle=Lifecycle(),
     )
+    observability.install(app, services.metrics, log_access=settings.access_log)
     app.register_blueprint(api)
     app.register_blueprint(errors)
     return app

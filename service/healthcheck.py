@@ -9,14 +9,13 @@ import os
 import sys
 import urllib.request
 
-from service.server import DEFAULT_PORT
-from service.settings import SettingsError, positive_int
+from service.settings import DEFAULT_PORT, SettingsError, whole_number
 
 
 def main() -> int:
     """Ask the server on this machine's loopback for /healthz and report the answer."""
     try:
-        port = positive_int(os.environ, "PORT", DEFAULT_PORT, maximum=65535)
+        port = whole_number(os.environ, "PORT", DEFAULT_PORT, maximum=65535)
     except SettingsError as error:
         print(f"unhealthy: {error}", file=sys.stderr)  # noqa: T201 -- a command's own output
         return 1

@@ -2,31 +2,88 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import signal
+import tempfile
+from collections.abc import Callable, Mapping, MutableMapping
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
-from service.settings import positive_int
+from service.settings import DEFAULT_PORT, METRICS_DIR_VARIABLE, boolean, choice, whole_number
 
-DEFAULT_PORT = 8000
-DEFAULT_WORKERS = 2
+WORKER_CLASSES = frozenset({"sync", "gthread"})
 
 
 def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     """Return gunicorn's settings for the production server, read from the environment."""
-    host = environ.get("HOST", "0.0.0.0").strip() or "0.0.0.0"
-    port = positive_int(environ, "PORT", DEFAULT_PORT, maximum=65535)
+    host = environ.get("HOST", "").strip() or "0.0.0.0"
+    port = whole_number(environ, "PORT", DEFAULT_PORT, maximum=65535)
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         # gunicorn's own convention for the worker count.
-        "workers": positive_int(environ, "WEB_CONCURRENCY", DEFAULT_WORKERS),
+        "workers": whole_number(environ, "WEB_CONCURRENCY", 2),
+        "worker_class": choice(environ, "GUNICORN_WORKER_CLASS", "sync", WORKER_CLASSES),
+        "threads": whole_number(environ, "GUNICORN_THREADS", 1),
+        "timeout": whole_number(environ, "GUNICORN_TIMEOUT", 30),
+        "graceful_timeout": whole_number(environ, "GUNICORN_GRACEFUL_TIMEOUT", 20),
+        "keepalive": whole_number(environ, "GUNICORN_KEEPALIVE", 5),
+        # Recycle workers now and then, spread out so that they never all restart at once.
+        "max_requests": whole_number(environ, "GUNICORN_MAX_REQUESTS", 100_000, minimum=0),
+        "max_requests_jitter": whole_number(
+            environ, "GUNICORN_MAX_REQUESTS_JITTER", 10_000, minimum=0
+        ),
         # Build the solver's table once, in the master, before the workers fork.
-        "preload_app": True,
+        "preload_app": boolean(environ, "GUNICORN_PRELOAD", default=True),
+        "loglevel": choice(
+            environ, "LOG_LEVEL", "info", {"debug", "info", "warning", "error", "critical"}
+        ),
         "proc_name": "bestmove",
         # No runtime management socket: nothing uses it, and it would be written under $HOME.
         "control_socket_disable": True,
+        "post_worker_init": drain_on_sigterm,
+        "child_exit": forget_worker_metrics,
     }
+
+
+def prepare_metrics_dir(environ: MutableMapping[str, str]) -> Path:
+    """Give the worker processes an empty directory to share metrics through.
+
+    Must run before the app is imported: prometheus_client reads the variable on import.
+    An operator's directory is emptied of a previous run's files; without one, a fresh
+    directory is made under the temporary directory (writable in a read-only image).
+    """
+    given = environ.get(METRICS_DIR_VARIABLE, "").strip()
+    if given:
+        directory = Path(given)
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.glob("*.db"):
+            stale.unlink()
+    else:
+        directory = Path(tempfile.mkdtemp(prefix="bestmove-metrics-"))
+    environ[METRICS_DIR_VARIABLE] = str(directory)
+    return directory
+
+
+def drain_on_sigterm(worker: Any) -> None:
+    """Make the worker's readiness fail as soon as it is told to stop (gunicorn hook)."""
+    lifecycle = worker.wsgi.extensions["bestmove"].lifecycle
+    stop_worker = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        lifecycle.start_draining()
+        if callable(stop_worker):
+            stop_worker(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def forget_worker_metrics(server: Any, worker: Any) -> None:
+    """Drop a dead worker's live gauges from the shared metrics (gunicorn hook)."""
+    from prometheus_client import multiprocess  # noqa: PLC0415 -- only once the dir is set
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]  # unannotated
 
 
 class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped

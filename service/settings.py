@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 #: The documented upper bound on a request body: far above any real request, far below harm.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_PORT = 8000
+#: Where gunicorn's workers share their metrics; prometheus_client reads it on import.
+METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
 class SettingsError(ValueError):
@@ -15,32 +21,63 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What can be tuned without changing code."""
+    """What the app itself lets an operator tune without changing code."""
 
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    access_log: bool = True
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         """Read the settings from environment variables, falling back to the defaults."""
         return cls(
-            max_body_bytes=positive_int(
+            max_body_bytes=whole_number(
                 environ, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, maximum=DEFAULT_MAX_BODY_BYTES
-            )
+            ),
+            access_log=boolean(environ, "ACCESS_LOG", default=True),
         )
 
 
-def positive_int(
-    environ: Mapping[str, str], name: str, default: int, *, maximum: int | None = None
+def _text(environ: Mapping[str, str], name: str) -> str:
+    return environ.get(name, "").strip()
+
+
+def whole_number(
+    environ: Mapping[str, str],
+    name: str,
+    default: int,
+    *,
+    minimum: int = 1,
+    maximum: int | None = None,
 ) -> int:
-    """Return the environment variable `name` as a positive integer, or `default` when unset."""
-    text = environ.get(name, "").strip()
+    """Return the environment variable `name` as a whole number, or `default` when unset."""
+    text = _text(environ, name)
     if not text:
         return default
     try:
         value = int(text)
     except ValueError:
         raise SettingsError(f"{name} must be a whole number, not {text!r}") from None
-    if value < 1 or (maximum is not None and value > maximum):
-        bound = f"between 1 and {maximum}" if maximum is not None else "at least 1"
+    if value < minimum or (maximum is not None and value > maximum):
+        bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
         raise SettingsError(f"{name} must be {bound}, not {value}")
     return value
+
+
+def boolean(environ: Mapping[str, str], name: str, *, default: bool) -> bool:
+    """Return the environment variable `name` as true or false, or `default` when unset."""
+    text = _text(environ, name).lower()
+    if not text:
+        return default
+    if text in TRUE_WORDS | FALSE_WORDS:
+        return text in TRUE_WORDS
+    raise SettingsError(f"{name} must be true or false, not {text!r}")
+
+
+def choice(environ: Mapping[str, str], name: str, default: str, choices: Collection[str]) -> str:
+    """Return the environment variable `name` if it is one of `choices`, or `default` when unset."""
+    text = _text(environ, name)
+    if not text:
+        return default
+    if text not in choices:
+        raise SettingsError(f"{name} must be one of {', '.join(sorted(choices))}, not {text!r}")
+    return text

@@ -9,6 +9,8 @@ from pydantic import BaseModel
 
 from service.engine import Engine
 from service.json_body import read_json_body
+from service.lifecycle import Lifecycle
+from service.metrics import EXPOSITION_MEDIA_TYPE, Metrics
 from service.problems import Problem
 from service.schemas import MoveRequest, MoveResponse
 
@@ -21,6 +23,8 @@ class Services:
 
     engine: Engine
     openapi_document: bytes
+    metrics: Metrics
+    lifecycle: Lifecycle
 
 
 def services() -> Services:
@@ -39,6 +43,7 @@ def best_move() -> Response:
     """Answer the best move on the posted board and the position after it."""
     move_request = MoveRequest.model_validate(read_json_body())
     advice = services().engine.advise(move_request.to_board(), move_request.player)
+    services().metrics.count_move(advice.evaluation.outcome if advice.evaluation else None)
     return json_response(MoveResponse.from_advice(advice))
 
 
@@ -50,10 +55,18 @@ def health() -> dict[str, str]:
 
 @api.get("/readyz")
 def readiness() -> dict[str, str]:
-    """Answer whether the solver's table is built and answers correctly."""
+    """Answer whether this process should get traffic: solver sound and not shutting down."""
+    if services().lifecycle.draining:
+        raise Problem(503, "not_ready", "the server is shutting down")
     if not services().engine.answers_known_position():
         raise Problem(503, "not_ready", "the solver does not answer a known position correctly")
     return {"status": "ready"}
+
+
+@api.get("/metrics")
+def metrics() -> Response:
+    """Expose the metrics of every worker in Prometheus text format."""
+    return Response(services().metrics.exposition(), content_type=EXPOSITION_MEDIA_TYPE)
 
 
 @api.get("/openapi.yaml")

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
 from service.server import gunicorn_settings
 from service.settings import SettingsError
+from tests.servers import RunningServer, free_port, start_server
 
 
 @pytest.mark.parametrize(
@@ -54,63 +50,6 @@ def test_the_app_is_loaded_once_before_the_workers_fork() -> None:
 def test_a_bad_server_setting_is_refused_with_its_name(environ: dict[str, str], words: str) -> None:
     with pytest.raises(SettingsError, match=words):
         gunicorn_settings(environ)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@dataclass
-class RunningServer:
-    process: subprocess.Popen[bytes]
-    port: int
-
-    def stop(self) -> int:
-        """Send SIGTERM and return the exit code."""
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=30)
-
-    def connection(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-
-    def request(
-        self, method: str, path: str, body: bytes | None = None
-    ) -> tuple[int, dict[str, str], bytes]:
-        connection = self.connection()
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        connection.request(method, path, body=body, headers=headers)
-        response = connection.getresponse()
-        answer = (response.status, dict(response.getheaders()), response.read())
-        connection.close()
-        return answer
-
-
-def start_server(extra_env: dict[str, str]) -> RunningServer:
-    """Start `python -m service` on a free loopback port and wait until it is ready."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "PORT": str(port),
-        "HOST": "127.0.0.1",
-        "WEB_CONCURRENCY": "2",
-        **extra_env,
-    }
-    # The server's log goes to the test's own output, where pytest shows it on failure.
-    process = subprocess.Popen([sys.executable, "-m", "service"], env=env)
-    server = RunningServer(process, port)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited with {process.returncode}"
-        try:
-            if server.request("GET", "/readyz")[0] == 200:
-                return server
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise AssertionError("the server did not become ready within 30 s")
 
 
 @pytest.fixture(scope="module")
@@ -218,3 +157,67 @@ def test_the_container_health_probe_fails_when_nothing_listens() -> None:
     result = run_healthcheck(free_port())
     assert result.returncode == 1
     assert "unhealthy" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "setting", "expected"),
+    [
+        ("GUNICORN_WORKER_CLASS", "gthread", "worker_class", "gthread"),
+        ("GUNICORN_THREADS", "8", "threads", 8),
+        ("GUNICORN_TIMEOUT", "60", "timeout", 60),
+        ("GUNICORN_GRACEFUL_TIMEOUT", "5", "graceful_timeout", 5),
+        ("GUNICORN_KEEPALIVE", "75", "keepalive", 75),
+        ("GUNICORN_MAX_REQUESTS", "0", "max_requests", 0),
+        ("GUNICORN_MAX_REQUESTS_JITTER", "50", "max_requests_jitter", 50),
+        ("GUNICORN_PRELOAD", "false", "preload_app", False),
+        ("LOG_LEVEL", "warning", "loglevel", "warning"),
+    ],
+)
+def test_every_server_setting_comes_from_the_environment(
+    variable: str, value: str, setting: str, expected: object
+) -> None:
+    assert gunicorn_settings({variable: value})[setting] == expected
+
+
+def test_the_documented_defaults() -> None:
+    settings = gunicorn_settings({})
+    assert {
+        name: settings[name]
+        for name in (
+            "worker_class",
+            "threads",
+            "timeout",
+            "graceful_timeout",
+            "keepalive",
+            "max_requests",
+            "max_requests_jitter",
+            "preload_app",
+            "loglevel",
+        )
+    } == {
+        "worker_class": "sync",
+        "threads": 1,
+        "timeout": 30,
+        "graceful_timeout": 20,
+        "keepalive": 5,
+        "max_requests": 100_000,
+        "max_requests_jitter": 10_000,
+        "preload_app": True,
+        "loglevel": "info",
+    }
+
+
+@pytest.mark.parametrize(
+    ("environ", "words"),
+    [
+        (
+            {"GUNICORN_WORKER_CLASS": "eventlet"},
+            "GUNICORN_WORKER_CLASS must be one of gthread, sync",
+        ),
+        ({"GUNICORN_PRELOAD": "maybe"}, "GUNICORN_PRELOAD must be true or false, not 'maybe'"),
+        ({"GUNICORN_MAX_REQUESTS": "-1"}, "GUNICORN_MAX_REQUESTS must be at least 0, not -1"),
+    ],
+)
+def test_a_bad_tuning_value_is_refused_with_its_name(environ: dict[str, str], words: str) -> None:
+    with pytest.raises(SettingsError, match=words):
+        gunicorn_settings(environ)

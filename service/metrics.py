@@ -1,0 +1,74 @@
+"""Prometheus metrics, correct across gunicorn's worker processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+
+from service.engine import Outcome
+
+EXPOSITION_MEDIA_TYPE = CONTENT_TYPE_LATEST
+
+#: Answers take well under a millisecond; the buckets resolve that and still catch a stall.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 2.5)
+
+
+class Metrics:
+    """The service's metrics, in a registry of their own so that apps never share state.
+
+    With `multiprocess_dir` (gunicorn's workers), prometheus_client keeps the values in
+    files there, as it decided on import from PROMETHEUS_MULTIPROC_DIR.
+    """
+
+    def __init__(self, multiprocess_dir: Path | None = None) -> None:
+        self.multiprocess_dir = multiprocess_dir
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "bestmove_http_requests",
+            "HTTP requests answered, by endpoint, method and status.",
+            ["endpoint", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "bestmove_http_request_duration_seconds",
+            "Time to answer an HTTP request, by endpoint, method and status.",
+            ["endpoint", "method", "status"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        self.moves = Counter(
+            "bestmove_moves",
+            "Best moves served, by the mover's outcome under perfect play (game_over: no move).",
+            ["outcome"],
+            registry=self.registry,
+        )
+
+    def observe_request(
+        self, endpoint: str, method: str, status: int, duration_seconds: float
+    ) -> None:
+        """Count one answered request and its duration."""
+        labels = (endpoint, method, str(status))
+        self.requests.labels(*labels).inc()
+        self.latency.labels(*labels).observe(duration_seconds)
+
+    def count_move(self, outcome: Outcome | None) -> None:
+        """Count one answer by the mover's outcome; None is a finished game, with no move."""
+        self.moves.labels(outcome.value if outcome is not None else "game_over").inc()
+
+    def exposition(self) -> bytes:
+        """Return every metric in Prometheus text format, summed over all worker processes."""
+        if self.multiprocess_dir is None:
+            return generate_latest(self.registry)
+        # Each worker writes its own file; a fresh registry reads them all at scrape time.
+        combined = CollectorRegistry()
+        # prometheus_client leaves its multiprocess helpers unannotated.
+        MultiProcessCollector(combined, path=str(self.multiprocess_dir))  # type: ignore[no-untyped-call]
+        return generate_latest(combined)

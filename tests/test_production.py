@@ -1,0 +1,119 @@
+"""The production server under real gunicorn: metrics across workers, logs, graceful shutdown."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import signal
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.servers import start_server
+from tests.test_observability import metric
+
+
+def test_metrics_add_up_across_workers(tmp_path: Path) -> None:
+    """Whichever worker answers the scrape, it reports every worker's requests."""
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    (metrics_dir / "counter_999999.db").write_bytes(b"left over from an earlier run")
+    server = start_server({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
+    try:
+        body = b'{"board": "X........"}'
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            statuses = list(
+                pool.map(lambda _: server.request("POST", "/v1/move", body)[0], range(60))
+            )
+        assert statuses == [200] * 60
+        worker_files = {path.name for path in metrics_dir.glob("counter_*.db")}
+        _, _, text = server.request("GET", "/metrics")
+    finally:
+        assert server.stop() == 0
+    assert "counter_999999.db" not in worker_files
+    assert len(worker_files) >= 2, "both workers should have served some of the requests"
+    scraped = text.decode()
+    labels = {"endpoint": "/v1/move", "method": "POST", "status": "200"}
+    assert metric(scraped, "bestmove_http_requests_total", **labels) == 60
+    assert metric(scraped, "bestmove_http_request_duration_seconds_count", **labels) == 60
+    assert metric(scraped, "bestmove_moves_total", outcome="draw") == 60
+
+
+def test_the_access_log_is_json_lines_on_stdout(tmp_path: Path) -> None:
+    log_path = tmp_path / "stdout.log"
+    with log_path.open("wb") as stdout:
+        server = start_server(stdout=stdout)
+        try:
+            server.request(
+                "POST", "/v1/move", b'{"board": "X........"}', {"X-Request-ID": "trace-7"}
+            )
+            status, headers, _ = server.request("GET", "/nowhere")
+        finally:
+            assert server.stop() == 0
+    lines = [json.loads(line) for line in log_path.read_text().splitlines()]
+    move = next(line for line in lines if line["request_id"] == "trace-7")
+    assert (move["method"], move["path"], move["status"]) == ("POST", "/v1/move", 200)
+    missing = next(line for line in lines if line["path"] == "/nowhere")
+    assert missing["status"] == status == 404
+    assert missing["request_id"] == headers["X-Request-ID"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", move["time"])
+
+
+def read_response(connection: socket.socket) -> tuple[int, dict[str, object]]:
+    response = http.client.HTTPResponse(connection)
+    response.begin()
+    return response.status, json.loads(response.read())
+
+
+def never_served(port: int) -> bool:
+    """Return whether a new request gets no answer: refused, reset, or left unanswered."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as late:
+            late.sendall(b"GET /healthz HTTP/1.1\r\nHost: bestmove\r\n\r\n")
+            return late.recv(100) == b""
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("worker_class", ["sync", "gthread"])
+def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
+    worker_class: str,
+) -> None:
+    server = start_server(
+        {
+            "GUNICORN_WORKER_CLASS": worker_class,
+            "GUNICORN_THREADS": "4",
+            "GUNICORN_GRACEFUL_TIMEOUT": "10",
+        }
+    )
+    body = b'{"board": "XX.OO...."}'
+    # Two requests in flight when the signal comes: each has been accepted and is half read.
+    move = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    move.sendall(
+        b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body) + body[:5]
+    )
+    readiness = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    readiness.sendall(b"GET /readyz HTTP/1.1\r\nHost: bestmove\r\n")
+    time.sleep(0.5)
+
+    signalled = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    assert never_served(server.port)
+    move.sendall(body[5:])
+    readiness.sendall(b"\r\n")
+
+    move_status, move_answer = read_response(move)
+    ready_status, ready_answer = read_response(readiness)
+    assert (move_status, move_answer["move"]) == (200, 2)
+    assert (ready_status, ready_answer["code"]) == (503, "not_ready")
+    assert ready_answer["detail"] == "the server is shutting down"
+    assert server.process.wait(timeout=15) == 0
+    assert time.monotonic() - signalled < 10
+    move.close()
+    readiness.close()
