@@ -8,13 +8,17 @@ import re
 import signal
 import socket
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.servers import start_server
 from tests.test_observability import metric
+
+HALF_SENT_MOVE = (
+    b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
+    b"Content-Length: %d\r\n\r\n"
+)
 
 
 def test_metrics_add_up_across_workers(tmp_path: Path) -> None:
@@ -23,19 +27,23 @@ def test_metrics_add_up_across_workers(tmp_path: Path) -> None:
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"left over from an earlier run")
     server = start_server({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
+    body = b'{"board": "X........"}'
     try:
-        body = b'{"board": "X........"}'
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            statuses = list(
-                pool.map(lambda _: server.request("POST", "/v1/move", body)[0], range(60))
-            )
-        assert statuses == [200] * 60
+        # One worker is held by a half-sent request, so the other must serve the rest.
+        held = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        held.sendall(HALF_SENT_MOVE % len(body) + body[:5])
+        time.sleep(0.3)
+        statuses = [server.request("POST", "/v1/move", body)[0] for _ in range(59)]
+        held.sendall(body[5:])
+        statuses.append(read_response(held)[0])
+        held.close()
         worker_files = {path.name for path in metrics_dir.glob("counter_*.db")}
         _, _, text = server.request("GET", "/metrics")
     finally:
         assert server.stop() == 0
+    assert statuses == [200] * 60
     assert "counter_999999.db" not in worker_files
-    assert len(worker_files) >= 2, "both workers should have served some of the requests"
+    assert len(worker_files) == 2
     scraped = text.decode()
     labels = {"endpoint": "/v1/move", "method": "POST", "status": "200"}
     assert metric(scraped, "bestmove_http_requests_total", **labels) == 60
@@ -93,10 +101,7 @@ def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     body = b'{"board": "XX.OO...."}'
     # Two requests in flight when the signal comes: each has been accepted and is half read.
     move = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-    move.sendall(
-        b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
-        b"Content-Length: %d\r\n\r\n" % len(body) + body[:5]
-    )
+    move.sendall(HALF_SENT_MOVE % len(body) + body[:5])
     readiness = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     readiness.sendall(b"GET /readyz HTTP/1.1\r\nHost: bestmove\r\n")
     time.sleep(0.5)
