@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from flask_cors import CORS
+from flask_swagger_ui import get_swaggerui_blueprint
 
 from service import observability
 from service.engine import Engine
@@ -34,6 +36,22 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
         lifecycle=Lifecycle(),
     )
     observability.install(app, services.metrics, log_access=settings.access_log)
+    # Browser frontends on other origins call every endpoint; there are no credentials.
+    CORS(
+        app,
+        origins=list(settings.cors_origins),
+        methods=["GET", "HEAD", "POST", "OPTIONS"],
+        expose_headers=["X-Request-ID", "ETag"],
+        max_age=86400,
+    )
     app.register_blueprint(api)
     app.register_blueprint(errors)
+    app.register_blueprint(
+        get_swaggerui_blueprint(
+            "/docs",
+            "/openapi.yaml",
+            # No validator badge: it would send the contract to a public web service.
+            config={"app_name": "bestmove API", "validatorUrl": None},
+        )
+    )
     return app

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import enum
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
 from service.board import Board, GameStatus, Mark, coordinates
 from service.legality import checked_side_to_move
-from service.minimax import Verdict, solve
+from service.minimax import Verdict, backed_up, solve
 
 #: The score of winning on the spot; each further ply to the end of the game costs one.
 WIN_SCORE = 10
+#: The share of moves the "hard" level plays at random instead of perfectly.
+HARD_RANDOM_SHARE = 0.2
 
 #: A board and the side to move on it.
 Position = tuple[Board, Mark]
@@ -24,6 +27,28 @@ class Outcome(enum.Enum):
     WIN = "win"
     DRAW = "draw"
     LOSS = "loss"
+
+    @classmethod
+    def of(cls, score: int) -> Outcome:
+        """Return the outcome a score stands for."""
+        if score > 0:
+            return cls.WIN
+        return cls.LOSS if score < 0 else cls.DRAW
+
+
+class Difficulty(enum.Enum):
+    """How well the engine plays: only "perfect" is deterministic."""
+
+    PERFECT = "perfect"
+    HARD = "hard"
+    MEDIUM = "medium"
+    EASY = "easy"
+
+
+def plies_to_end(score: int, empty_cells: int) -> int:
+    """Return how many plies a game lasts under perfect play, given its score."""
+    # A win or loss in p plies scores WIN_SCORE - p or p - WIN_SCORE; a draw fills the board.
+    return WIN_SCORE - abs(score) if score else empty_cells
 
 
 class TicTacToe:
@@ -60,39 +85,80 @@ class Evaluation:
     @property
     def outcome(self) -> Outcome:
         """Return whether the side to move wins, draws or loses."""
-        if self.score > 0:
-            return Outcome.WIN
-        return Outcome.LOSS if self.score < 0 else Outcome.DRAW
+        return Outcome.of(self.score)
 
     @property
     def plies_to_end(self) -> int:
         """Return how many plies the game lasts from here, counting the next move."""
-        # A win or loss in p plies scores WIN_SCORE - p or p - WIN_SCORE; a draw fills the board.
-        return WIN_SCORE - abs(self.score) if self.score else self.empty_cells
+        return plies_to_end(self.score, self.empty_cells)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """One legal move and what it is worth to its mover under perfect play after it."""
+
+    move: int
+    score: int
+    plies_to_end: int
+
+    @property
+    def outcome(self) -> Outcome:
+        """Return whether this move wins, draws or loses for its mover."""
+        return Outcome.of(self.score)
+
+    @property
+    def coordinates(self) -> tuple[int, int]:
+        """Return the (row, column) of the move."""
+        return coordinates(self.move)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMove(MoveValue):
+    """A move's value and its line: the moves of perfect play from it to the end."""
+
+    line: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class MoveAdvice:
-    """The best move on a board and everything needed to show the position after it."""
+    """The move chosen on a board and everything needed to show the position after it."""
 
     player: Mark
-    move: int | None
+    difficulty: Difficulty
     evaluation: Evaluation | None
+    chosen: MoveValue | None
     board: Board
     status: GameStatus
     winning_lines: tuple[tuple[int, int, int], ...]
 
     @property
-    def coordinates(self) -> tuple[int, int] | None:
-        """Return the (row, column) of the move, or None when there is none."""
-        return None if self.move is None else coordinates(self.move)
+    def move(self) -> int | None:
+        """Return the chosen cell, or None when the game was already over."""
+        return self.chosen.move if self.chosen else None
+
+    @property
+    def optimal(self) -> bool | None:
+        """Return whether the chosen move is among the best, or None without a move."""
+        if self.chosen is None or self.evaluation is None:
+            return None
+        return self.chosen.move in self.evaluation.best_moves
 
     @property
     def next_player(self) -> Mark | None:
         """Return who moves after this advice is followed, or None when the game is over."""
         if self.status.is_over:
             return None
-        return self.player if self.move is None else self.player.opponent
+        return self.player if self.chosen is None else self.player.opponent
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Every legal move of a position ranked, best first, with its line of perfect play."""
+
+    player: Mark
+    status: GameStatus
+    evaluation: Evaluation | None
+    moves: tuple[RankedMove, ...]
 
 
 class Engine:
@@ -117,19 +183,107 @@ class Engine:
         verdict = self._table[board, side_to_move]
         return Evaluation(verdict.value, verdict.best_moves, len(board.empty_cells()))
 
-    def advise(self, board: Board, requested_player: Mark | None = None) -> MoveAdvice:
-        """Return the best move on a board; raise IllegalPosition if no game can reach it."""
+    def value(self, board: Board, side_to_move: Mark, move: int) -> MoveValue:
+        """Return what one legal move is worth to its mover under perfect play."""
+        after = board.play(move, side_to_move)
+        # The table holds finished positions too, valued for the side that would move next.
+        score = backed_up(self._table[after, side_to_move.opponent].value, ply_cost=1)
+        return MoveValue(move, score, plies_to_end(score, len(board.empty_cells())))
+
+    def rank(self, board: Board, side_to_move: Mark, move: int) -> RankedMove:
+        """Return a legal move's value and the line of perfect play that follows it."""
+        value = self.value(board, side_to_move, move)
+        after = board.play(move, side_to_move)
+        line = (move, *self._principal_variation(after, side_to_move.opponent))
+        return RankedMove(value.move, value.score, value.plies_to_end, line)
+
+    def _principal_variation(self, board: Board, side_to_move: Mark) -> tuple[int, ...]:
+        line: list[int] = []
+        while not board.status().is_over:
+            move = self._table[board, side_to_move].best_moves[0]
+            line.append(move)
+            board, side_to_move = board.play(move, side_to_move), side_to_move.opponent
+        return tuple(line)
+
+    def advise(
+        self,
+        board: Board,
+        requested_player: Mark | None = None,
+        difficulty: Difficulty = Difficulty.PERFECT,
+        rng: random.Random | None = None,
+    ) -> MoveAdvice:
+        """Return the move to play at `difficulty`; raise IllegalPosition if no game reaches it.
+
+        Every level but "perfect" draws from `rng`, which a caller seeds for a reproducible
+        choice; without one, a freshly seeded generator is used, never the global one.
+        """
         player = checked_side_to_move(board, requested_player)
-        if board.status().is_over:
-            return MoveAdvice(player, None, None, board, board.status(), board.completed_lines())
+        status = board.status()
+        if status.is_over:
+            return MoveAdvice(
+                player, difficulty, None, None, board, status, board.completed_lines()
+            )
         evaluation = self.evaluate(board, player)
-        # The lowest of the best cells, so the same board always gets the same answer.
-        move = evaluation.best_moves[0]
+        if rng is None and difficulty is not Difficulty.PERFECT:
+            rng = random.Random()  # noqa: S311 -- a game move, not a secret
+        move = choose_move(board, player, evaluation, difficulty, rng)
         after = board.play(move, player)
-        return MoveAdvice(player, move, evaluation, after, after.status(), after.completed_lines())
+        return MoveAdvice(
+            player,
+            difficulty,
+            evaluation,
+            self.value(board, player, move),
+            after,
+            after.status(),
+            after.completed_lines(),
+        )
+
+    def analyse(self, board: Board, requested_player: Mark | None = None) -> Analysis:
+        """Rank every legal move, best first and then by cell; raise IllegalPosition if illegal."""
+        player = checked_side_to_move(board, requested_player)
+        status = board.status()
+        if status.is_over:
+            return Analysis(player, status, None, ())
+        ranked = sorted(
+            (self.rank(board, player, move) for move in board.empty_cells()),
+            key=lambda ranked_move: (-ranked_move.score, ranked_move.move),
+        )
+        return Analysis(player, status, self.evaluate(board, player), tuple(ranked))
 
     def answers_known_position(self) -> bool:
         """Return whether the table finds the one winning move on a known position."""
-        board = Board.from_text("O.XX.X.OO")
-        advice = self.advise(board)
-        return advice.move == 4 and advice.evaluation is not None and advice.evaluation.score == 9
+        try:
+            advice = self.advise(Board.from_text("O.XX.X.OO"))
+        except Exception:
+            return False
+        return advice.move == 4 and advice.chosen is not None and advice.chosen.score == 9
+
+
+def choose_move(
+    board: Board,
+    player: Mark,
+    evaluation: Evaluation,
+    difficulty: Difficulty,
+    rng: random.Random | None,
+) -> int:
+    """Pick the move a player of the given difficulty makes.
+
+    perfect: the lowest of the best moves. hard: a random legal move with probability
+    HARD_RANDOM_SHARE, else perfect. medium: a random winning move if there is one, else a
+    random move that stops the opponent winning next, else a random legal move. easy: a
+    random legal move.
+    """
+    legal = board.empty_cells()
+    if difficulty is Difficulty.PERFECT or rng is None:
+        return evaluation.best_moves[0]
+    if difficulty is Difficulty.HARD:
+        return rng.choice(legal) if rng.random() < HARD_RANDOM_SHARE else evaluation.best_moves[0]
+    if difficulty is Difficulty.MEDIUM:
+        wins = [move for move in legal if _completes_a_line(board, move, player)]
+        blocks = [move for move in legal if _completes_a_line(board, move, player.opponent)]
+        return rng.choice(wins or blocks or list(legal))
+    return rng.choice(legal)
+
+
+def _completes_a_line(board: Board, move: int, mark: Mark) -> bool:
+    return bool(board.play(move, mark).lines_of(mark))

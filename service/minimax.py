@@ -63,7 +63,7 @@ def solve(
         else:
             best_value, best_moves = 0, list[Move]()
             for move in game.legal_moves(current):
-                value = -_toward_zero(verdict_of(game.play(current, move)).value, ply_cost)
+                value = backed_up(verdict_of(game.play(current, move)).value, ply_cost)
                 # Strictly greater replaces the best, so ties keep the game's move order.
                 if not best_moves or value > best_value:
                     best_value, best_moves = value, [move]
@@ -76,9 +76,14 @@ def solve(
     return verdict_of(state)
 
 
-def _toward_zero(value: int, step: int) -> int:
-    if value > 0:
-        return max(value - step, 0)
-    if value < 0:
-        return min(value + step, 0)
+def backed_up(child_value: int, ply_cost: int = 0) -> int:
+    """Return what a move is worth to its mover, given the value of the state it leads to.
+
+    The child's value is for the opponent, who moves there, so it changes sign; and it
+    moves `ply_cost` closer to zero for the ply the move takes.
+    """
+    if child_value > 0:
+        return -max(child_value - ply_cost, 0)
+    if child_value < 0:
+        return -min(child_value + ply_cost, 0)
     return 0

@@ -52,23 +52,48 @@ class Problem(Exception):
         self.detail = detail
         self.errors = errors
 
+    def as_dict(self) -> dict[str, Any]:
+        """Return the problem details as a JSON-ready object."""
+        body: dict[str, Any] = {
+            "type": "about:blank",
+            "title": RFC_9110_TITLES.get(self.status, HTTPStatus(self.status).phrase),
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            body["errors"] = list(self.errors)
+        return body
+
 
 def problem_response(problem: Problem, headers: Mapping[str, str] | None = None) -> Response:
-    """Render a problem as an application/problem+json response."""
-    body: dict[str, Any] = {
-        "type": "about:blank",
-        "title": RFC_9110_TITLES.get(problem.status, HTTPStatus(problem.status).phrase),
-        "status": problem.status,
-        "detail": problem.detail,
-        "code": problem.code,
-    }
-    if problem.errors is not None:
-        body["errors"] = list(problem.errors)
+    """Render a problem as an application/problem+json response that nobody caches."""
     response = Response(
-        json.dumps(body, separators=(",", ":")), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE
+        json.dumps(problem.as_dict(), separators=(",", ":")),
+        status=problem.status,
+        mimetype=PROBLEM_MEDIA_TYPE,
     )
+    # A failure says nothing lasting about the resource, so no cache may keep it.
+    response.headers["Cache-Control"] = "no-store"
     response.headers.update(headers or {})
     return response
+
+
+def invalid_request(error: ValidationError) -> Problem:
+    """Return the problem for a request that does not fit the schema: every reason, located."""
+    reasons = [
+        {"loc": list(reason["loc"]), "msg": _message(reason)}
+        for reason in error.errors(include_url=False, include_context=False, include_input=False)
+    ]
+    detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
+    return Problem(422, "invalid_request", detail, errors=reasons)
+
+
+def illegal_position(error: IllegalPosition) -> Problem:
+    """Return the problem for a board no game reaches, or a player who is not to move."""
+    field = "player" if error.about_player else "board"
+    reasons = [{"loc": [field], "msg": error.detail}]
+    return Problem(422, error.reason.code, error.detail, errors=reasons)
 
 
 @errors.app_errorhandler(Problem)
@@ -79,21 +104,14 @@ def handle_problem(problem: Problem) -> Response:
 
 @errors.app_errorhandler(ValidationError)
 def handle_invalid_request(error: ValidationError) -> Response:
-    """Answer a request body that does not fit the schema with every reason, located."""
-    reasons = [
-        {"loc": list(reason["loc"]), "msg": _message(reason)}
-        for reason in error.errors(include_url=False, include_context=False, include_input=False)
-    ]
-    detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
-    return problem_response(Problem(422, "invalid_request", detail, errors=reasons))
+    """Answer a request that does not fit the schema."""
+    return problem_response(invalid_request(error))
 
 
 @errors.app_errorhandler(IllegalPosition)
 def handle_illegal_position(error: IllegalPosition) -> Response:
     """Answer a board no game can reach, or a player who is not to move, with the rule broken."""
-    field = "player" if error.about_player else "board"
-    reasons = [{"loc": [field], "msg": error.detail}]
-    return problem_response(Problem(422, error.reason.code, error.detail, errors=reasons))
+    return problem_response(illegal_position(error))
 
 
 @errors.app_errorhandler(HTTPException)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainValidator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+)
 from pydantic_core import PydanticCustomError
 
 from service.board import CELL_COUNT, SIDE, Board, GameStatus, Mark
-from service.engine import MoveAdvice, Outcome
+from service.engine import Analysis, Difficulty, MoveAdvice, Outcome, RankedMove
 
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
@@ -84,6 +91,33 @@ def _parse_player(value: Any) -> Mark | None:
     )
 
 
+DIFFICULTIES = {level.value: level for level in Difficulty}
+#: Seeds fit a signed 64-bit integer, which every client language has.
+MAX_SEED = 2**63 - 1
+#: The most move requests one batch may hold.
+MAX_BATCH = 1000
+
+
+def _parse_difficulty(value: Any) -> Difficulty:
+    if isinstance(value, str) and value in DIFFICULTIES:
+        return DIFFICULTIES[value]
+    raise PydanticCustomError(
+        "difficulty",
+        "difficulty is one of 'perfect', 'hard', 'medium' or 'easy', not {value}",
+        {"value": _describe(value)},
+    )
+
+
+def _parse_seed(value: Any) -> int | None:
+    if value is None or (type(value) is int and 0 <= value <= MAX_SEED):
+        return value
+    raise PydanticCustomError(
+        "seed",
+        "seed is a whole number from 0 to 9223372036854775807, or null, not {value}",
+        {"value": _describe(value)},
+    )
+
+
 def _cell(index: int) -> Any:
     return Annotated[Mark | None, PlainValidator(_cell_parser(index))]
 
@@ -103,14 +137,45 @@ class MoveRequest(BaseModel):
 
     board: Annotated[Cells, BeforeValidator(_flatten_board)]
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
+    difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
+    seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
 
     def to_board(self) -> Board:
         """Return the domain board."""
         return Board(self.board)
 
+    @property
+    def deterministic(self) -> bool:
+        """Return whether the answer is fixed by the request: perfect play, or a seed."""
+        return self.difficulty is Difficulty.PERFECT or self.seed is not None
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, list[str]]) -> MoveRequest:
+        """Validate a query string: the same fields, each given once, the seed as digits."""
+        repeated = [name for name, values in query.items() if len(values) > 1]
+        if repeated:
+            raise ValidationError.from_exception_data(
+                cls.__name__,
+                [
+                    {
+                        "type": PydanticCustomError(
+                            "repeated_parameter", "a query parameter may be given only once"
+                        ),
+                        "loc": (name,),
+                        "input": query[name],
+                    }
+                    for name in repeated
+                ],
+            )
+        fields: dict[str, Any] = {name: values[0] for name, values in query.items()}
+        seed = fields.get("seed")
+        if isinstance(seed, str) and seed.isascii() and seed.isdigit():
+            fields["seed"] = int(seed)
+        return cls.model_validate(fields)
+
 
 class MoveResponse(BaseModel):
-    """The best move and the position after it."""
+    """The chosen move and the position after it."""
 
     move: int | None
     row: int | None
@@ -125,24 +190,102 @@ class MoveResponse(BaseModel):
     winner: Mark | None
     winning_lines: tuple[tuple[int, int, int], ...]
     next_player: Mark | None
+    difficulty: Difficulty
+    optimal: bool | None
 
     @classmethod
     def from_advice(cls, advice: MoveAdvice) -> MoveResponse:
         """Serialize the engine's advice."""
-        row, col = advice.coordinates or (None, None)
-        evaluation = advice.evaluation
+        chosen, evaluation = advice.chosen, advice.evaluation
+        row, col = chosen.coordinates if chosen else (None, None)
         return cls(
             move=advice.move,
             row=row,
             col=col,
             player=advice.player,
-            score=evaluation.score if evaluation else None,
-            outcome=evaluation.outcome if evaluation else None,
-            plies_to_end=evaluation.plies_to_end if evaluation else 0,
+            score=chosen.score if chosen else None,
+            outcome=chosen.outcome if chosen else None,
+            plies_to_end=chosen.plies_to_end if chosen else 0,
             best_moves=evaluation.best_moves if evaluation else (),
             board=tuple("" if cell is None else cell.value for cell in advice.board.cells),
             status=advice.status,
             winner=advice.status.winner,
             winning_lines=advice.winning_lines,
             next_player=advice.next_player,
+            difficulty=advice.difficulty,
+            optimal=advice.optimal,
         )
+
+
+class RankedMoveResponse(BaseModel):
+    """One legal move, its value under perfect play, and the line that follows."""
+
+    move: int
+    row: int
+    col: int
+    score: int
+    outcome: Outcome
+    plies_to_end: int
+    line: tuple[int, ...]
+
+    @classmethod
+    def from_ranked(cls, ranked: RankedMove) -> RankedMoveResponse:
+        """Serialize one ranked move."""
+        row, col = ranked.coordinates
+        return cls(
+            move=ranked.move,
+            row=row,
+            col=col,
+            score=ranked.score,
+            outcome=ranked.outcome,
+            plies_to_end=ranked.plies_to_end,
+            line=ranked.line,
+        )
+
+
+class AnalysisResponse(BaseModel):
+    """Every legal move ranked, best first."""
+
+    player: Mark
+    status: GameStatus
+    score: int | None
+    outcome: Outcome | None
+    plies_to_end: int
+    moves: tuple[RankedMoveResponse, ...]
+
+    @classmethod
+    def from_analysis(cls, analysis: Analysis) -> AnalysisResponse:
+        """Serialize the engine's analysis."""
+        evaluation = analysis.evaluation
+        return cls(
+            player=analysis.player,
+            status=analysis.status,
+            score=evaluation.score if evaluation else None,
+            outcome=evaluation.outcome if evaluation else None,
+            plies_to_end=evaluation.plies_to_end if evaluation else 0,
+            moves=tuple(RankedMoveResponse.from_ranked(ranked) for ranked in analysis.moves),
+        )
+
+
+def _cap_batch(value: Any) -> Any:
+    if isinstance(value, list) and len(value) > MAX_BATCH:
+        raise PydanticCustomError(
+            "batch_too_large",
+            "a batch holds at most {maximum} requests, not {count}",
+            {"maximum": MAX_BATCH, "count": len(value)},
+        )
+    return value
+
+
+class BatchRequest(BaseModel):
+    """Up to MAX_BATCH move requests, each checked on its own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    requests: Annotated[list[Any], BeforeValidator(_cap_batch), Field(strict=True)]
+
+
+class BatchResponse(BaseModel):
+    """One result per request, in order: an answer, or the problem it would have had alone."""
+
+    results: list[MoveResponse | dict[str, Any]]

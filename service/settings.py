@@ -25,6 +25,7 @@ class Settings:
 
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     access_log: bool = True
+    cors_origins: tuple[str, ...] = ("*",)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -34,6 +35,7 @@ class Settings:
                 environ, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, maximum=DEFAULT_MAX_BODY_BYTES
             ),
             access_log=boolean(environ, "ACCESS_LOG", default=True),
+            cors_origins=origins(environ, "CORS_ORIGINS"),
         )
 
 
@@ -81,3 +83,12 @@ def choice(environ: Mapping[str, str], name: str, default: str, choices: Collect
     if text not in choices:
         raise SettingsError(f"{name} must be one of {', '.join(sorted(choices))}, not {text!r}")
     return text
+
+
+def origins(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Return a comma-separated list of browser origins, or ("*",) when unset."""
+    listed = tuple(origin.strip() for origin in _text(environ, name).split(",") if origin.strip())
+    for origin in listed:
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise SettingsError(f"{name} lists origins like https://example.com, not {origin!r}")
+    return listed or ("*",)

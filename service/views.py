@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+from typing import Any
 
-from flask import Blueprint, Response, current_app
-from pydantic import BaseModel
+from flask import Blueprint, Response, current_app, request
+from pydantic import BaseModel, ValidationError
 
 from service.engine import Engine
 from service.json_body import read_json_body
+from service.legality import IllegalPosition
 from service.lifecycle import Lifecycle
 from service.metrics import EXPOSITION_MEDIA_TYPE, Metrics
-from service.problems import Problem
-from service.schemas import MoveRequest, MoveResponse
+from service.problems import Problem, illegal_position, invalid_request
+from service.schemas import (
+    AnalysisResponse,
+    BatchRequest,
+    BatchResponse,
+    MoveRequest,
+    MoveResponse,
+)
 
 api = Blueprint("api", __name__)
+
+#: Perfect play, or a seeded choice, never changes: any cache may keep it for good.
+FOREVER = "public, max-age=31536000, immutable"
+#: The web page may load only what the service itself serves.
+PAGE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +52,62 @@ def json_response(body: BaseModel) -> Response:
     return Response(body.model_dump_json(), mimetype="application/json")
 
 
+def answer(move_request: MoveRequest) -> MoveResponse:
+    """Ask the engine for the move a request asks for, and count it."""
+    seed = move_request.seed
+    advice = services().engine.advise(
+        move_request.to_board(),
+        move_request.player,
+        move_request.difficulty,
+        random.Random(seed) if seed is not None else None,  # noqa: S311 -- a game move
+    )
+    services().metrics.count_move(advice.chosen.outcome if advice.chosen else None)
+    return MoveResponse.from_advice(advice)
+
+
 @api.post("/v1/move")
 def best_move() -> Response:
-    """Answer the best move on the posted board and the position after it."""
+    """Answer the move on the posted board and the position after it."""
+    return json_response(answer(MoveRequest.model_validate(read_json_body())))
+
+
+@api.get("/v1/move")
+def best_move_cacheable() -> Response:
+    """Answer the same as the POST, from the query string, with caching headers."""
+    move_request = MoveRequest.from_query(request.args.to_dict(flat=False))
+    response = json_response(answer(move_request))
+    if not move_request.deterministic:
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    response.headers["Cache-Control"] = FOREVER
+    response.add_etag()
+    # Answers 304 without a body when the caller's If-None-Match already holds this ETag.
+    response.make_conditional(request)
+    return response
+
+
+@api.post("/v1/analysis")
+def analysis() -> Response:
+    """Rank every legal move of the posted board, best first, with its line of play."""
     move_request = MoveRequest.model_validate(read_json_body())
-    advice = services().engine.advise(move_request.to_board(), move_request.player)
-    services().metrics.count_move(advice.evaluation.outcome if advice.evaluation else None)
-    return json_response(MoveResponse.from_advice(advice))
+    ranked = services().engine.analyse(move_request.to_board(), move_request.player)
+    return json_response(AnalysisResponse.from_analysis(ranked))
+
+
+@api.post("/v1/moves")
+def best_moves() -> Response:
+    """Answer a batch of move requests in order; a bad one gets its problem in its slot."""
+    batch = BatchRequest.model_validate(read_json_body())
+    return json_response(BatchResponse(results=[_batch_result(item) for item in batch.requests]))
+
+
+def _batch_result(item: Any) -> MoveResponse | dict[str, Any]:
+    try:
+        return answer(MoveRequest.model_validate(item))
+    except ValidationError as error:
+        return invalid_request(error).as_dict()
+    except IllegalPosition as error:
+        return illegal_position(error).as_dict()
 
 
 @api.get("/healthz")
@@ -73,3 +136,11 @@ def metrics() -> Response:
 def openapi_document() -> Response:
     """Serve the API contract."""
     return Response(services().openapi_document, mimetype="application/yaml")
+
+
+@api.get("/")
+def web_page() -> Response:
+    """Serve the page that plays against the service."""
+    response = current_app.send_static_file("index.html")
+    response.headers["Content-Security-Policy"] = PAGE_POLICY
+    return response

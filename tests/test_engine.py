@@ -118,7 +118,8 @@ def test_the_advice_shows_the_position_after_the_move(engine: Engine) -> None:
     assert advice.board == board("O.X", "XXX", ".OO")
     assert advice.status is GameStatus.X_WON
     assert advice.winning_lines == ((3, 4, 5),)
-    assert advice.coordinates == (1, 1)
+    assert advice.chosen is not None
+    assert advice.chosen.coordinates == (1, 1)
     assert advice.next_player is None
 
 
@@ -143,7 +144,7 @@ def test_a_finished_game_gets_no_move_and_its_final_state(
     advice = engine.advise(board(*rows))
     assert advice.move is None
     assert advice.evaluation is None
-    assert advice.coordinates is None
+    assert advice.chosen is None
     assert advice.board == board(*rows)
     assert advice.status is status
     assert advice.winning_lines == lines

@@ -9,7 +9,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import create_app
-from service.board import Board, Mark
+from service.board import Board
 from service.engine import Engine, MoveAdvice
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "code"}
@@ -108,9 +108,10 @@ def test_an_unknown_path_is_a_404(client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "allowed"),
     [
-        ("GET", "/v1/move", "OPTIONS, POST"),
-        ("PUT", "/v1/move", "OPTIONS, POST"),
-        ("DELETE", "/v1/move", "OPTIONS, POST"),
+        ("PUT", "/v1/move", "GET, HEAD, OPTIONS, POST"),
+        ("DELETE", "/v1/move", "GET, HEAD, OPTIONS, POST"),
+        ("GET", "/v1/analysis", "OPTIONS, POST"),
+        ("GET", "/v1/moves", "OPTIONS, POST"),
         ("POST", "/healthz", "GET, HEAD, OPTIONS"),
         ("PATCH", "/openapi.yaml", "GET, HEAD, OPTIONS"),
     ],
@@ -126,7 +127,7 @@ def test_a_wrong_method_is_a_405_that_lists_the_right_ones(
 class ExplodingEngine(Engine):
     """An engine that fails on every question, standing in for a bug."""
 
-    def advise(self, board: Board, requested_player: Mark | None = None) -> MoveAdvice:
+    def advise(self, board: Board, *args: Any, **kwargs: Any) -> MoveAdvice:
         raise RuntimeError("secret internals /srv/service/engine.py line 42")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.minimax import Verdict, solve
+from service.minimax import Verdict, backed_up, solve
 
 Path = tuple[int, ...]
 
@@ -83,3 +83,10 @@ def test_a_finished_state_has_no_best_move() -> None:
     verdict = solve(BinaryTree([7, 1]), (0,))
     assert verdict == Verdict(-7, ())
     assert verdict.best_move is None
+
+
+def test_a_value_backed_up_one_ply_changes_sign_and_moves_toward_zero() -> None:
+    assert backed_up(-10, ply_cost=1) == 9
+    assert backed_up(9, ply_cost=1) == -8
+    assert backed_up(0, ply_cost=1) == 0
+    assert backed_up(7) == -7

@@ -32,6 +32,8 @@ def test_the_pinned_winning_example(client: FlaskClient) -> None:
         "winner": "X",
         "winning_lines": [[3, 4, 5]],
         "next_player": None,
+        "difficulty": "perfect",
+        "optimal": True,
     }
 
 
@@ -67,6 +69,8 @@ def test_a_finished_game_is_answered_with_its_final_state(client: FlaskClient) -
         "winner": "X",
         "winning_lines": [[0, 1, 2]],
         "next_player": None,
+        "difficulty": "perfect",
+        "optimal": None,
     }
 
 

@@ -8,7 +8,7 @@ from flask.testing import FlaskClient
 
 from service import create_app
 from service.board import Board, Mark
-from service.engine import Engine, MoveAdvice
+from service.engine import Engine, Evaluation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,11 +26,18 @@ def test_ready_once_the_solver_answers_a_known_position(client: FlaskClient) -> 
 
 
 class WrongEngine(Engine):
-    """An engine whose table gives a wrong answer."""
+    """An engine whose table gives a wrong answer: the lowest empty cell is always 'best'."""
 
-    def advise(self, board: Board, requested_player: Mark | None = None) -> MoveAdvice:
-        advice = super().advise(board, requested_player)
-        return MoveAdvice(advice.player, 0, advice.evaluation, board, advice.status, ())
+    def evaluate(self, board: Board, side_to_move: Mark) -> Evaluation:
+        right = super().evaluate(board, side_to_move)
+        return Evaluation(right.score, board.empty_cells()[:1], right.empty_cells)
+
+
+class CrashingEngine(Engine):
+    """An engine that fails outright."""
+
+    def evaluate(self, board: Board, side_to_move: Mark) -> Evaluation:
+        raise KeyError(board)
 
 
 def test_not_ready_while_the_solver_answers_wrongly(engine: Engine) -> None:
@@ -41,6 +48,12 @@ def test_not_ready_while_the_solver_answers_wrongly(engine: Engine) -> None:
     assert response.get_json()["code"] == "not_ready"
     # Liveness does not depend on the solver.
     assert create_app(engine=wrong).test_client().get("/healthz").status_code == 200
+
+
+def test_not_ready_while_the_solver_fails(engine: Engine) -> None:
+    response = create_app(engine=CrashingEngine(engine._table)).test_client().get("/readyz")
+    assert response.status_code == 503
+    assert response.get_json()["code"] == "not_ready"
 
 
 def test_the_contract_is_served_as_written(client: FlaskClient) -> None:
