@@ -1,0 +1,244 @@
+"""The web page, driven in a real headless Chromium: complete games, hints, and the docs."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from service import create_app
+from service.engine import Engine
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test extra")
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Chromium in a closed network: no background calls home, nothing that needs a display.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+RESULT_WORDS = {"win": "You win", "loss": "You lose", "draw": "Draw"}
+TURN_OR_END = re.compile(r"^(Your turn|You win|You lose|Draw)")
+
+
+@pytest.fixture(scope="module")
+def served(engine: Engine) -> Iterator[tuple[str, Flask]]:
+    """Serve the app on a free loopback port for the browser."""
+    app = create_app(engine=engine)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}", app
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not (shutil.which(CHROMIUM) or Path(CHROMIUM).exists()):
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have Chromium at {CHROMIUM}: .ci/run installs it")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+class Page:
+    """A browser page on the service, with every console error and outside request kept."""
+
+    def __init__(self, page: Any, base_url: str) -> None:
+        self.page = page
+        self.base_url = base_url
+        self.errors: list[str] = []
+        self.outside_requests: list[str] = []
+        page.on(
+            "console", lambda message: message.type == "error" and self.errors.append(message.text)
+        )
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("request", self._note_request)
+
+    def _note_request(self, request: Any) -> None:
+        if not request.url.startswith((self.base_url, "data:")):
+            self.outside_requests.append(request.url)
+
+    def cells(self) -> list[str]:
+        return [self.page.inner_text(f".cell[data-cell='{index}']").strip() for index in range(9)]
+
+    def status(self) -> str:
+        return str(self.page.inner_text("#status"))
+
+    def wait_for_turn_or_end(self) -> None:
+        # A locator assertion, not wait_for_function: the page's CSP forbids eval.
+        playwright_api.expect(self.page.locator("#status")).to_have_text(TURN_OR_END)
+
+    def over(self) -> bool:
+        return self.status() in RESULT_WORDS.values()
+
+
+@pytest.fixture
+def page(browser: Any, served: tuple[str, Flask]) -> Iterator[Page]:
+    base_url, _ = served
+    context = browser.new_context(viewport={"width": 1000, "height": 900})
+    wrapped = Page(context.new_page(), base_url)
+    yield wrapped
+    context.close()
+    assert wrapped.errors == [], "the page logged errors to the console"
+    assert wrapped.outside_requests == [], "the page loaded something from outside the service"
+
+
+def start_game(
+    page: Page, *, mark: str, first: str, difficulty: str, seed: int | None = None
+) -> None:
+    query = "" if seed is None else f"?seed={seed}"
+    page.page.goto(page.base_url + "/" + query)
+    page.page.check(f"input[name=mark][value={mark}]")
+    page.page.check(f"input[name=first][value={first}]")
+    page.page.select_option("select[name=difficulty]", difficulty)
+    page.page.click("#new-game")
+    page.wait_for_turn_or_end()
+
+
+def expected_result(app: Flask, cells: list[str], you: str) -> tuple[str, set[int]]:
+    """Ask the API itself how the final board stands; return the words and the line cells."""
+    answer = app.test_client().post("/v1/move", json={"board": cells}).get_json()
+    assert answer["move"] is None, "the game on the page should be over"
+    winner = answer["winner"]
+    result = "draw" if winner is None else "win" if winner == you else "loss"
+    return RESULT_WORDS[result], {cell for line in answer["winning_lines"] for cell in line}
+
+
+def winning_cells(page: Page) -> set[int]:
+    return {
+        index
+        for index in range(9)
+        if "winning" in (page.page.get_attribute(f".cell[data-cell='{index}']", "class") or "")
+    }
+
+
+@pytest.mark.parametrize("mark", ["X", "O"])
+@pytest.mark.parametrize("first", ["you", "computer"])
+def test_a_complete_game_by_clicking_shows_the_apis_result(
+    page: Page, served: tuple[str, Flask], mark: str, first: str
+) -> None:
+    """Play the lowest free cell every turn against perfect play, to the end."""
+    _, app = served
+    start_game(page, mark=mark, first=first, difficulty="perfect")
+    while not page.over():
+        free = [index for index, cell in enumerate(page.cells()) if cell == ""]
+        page.page.click(f".cell[data-cell='{free[0]}']")
+        page.wait_for_turn_or_end()
+    words, line_cells = expected_result(app, page.cells(), mark)
+    assert page.status() == words
+    assert winning_cells(page) == line_cells
+    assert words != "You win", "perfect play never loses"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.page.screenshot(path=str(ARTIFACTS / f"game-{mark}-{first}-starts.png"), full_page=True)
+
+
+def follow_the_hints(page: Page) -> None:
+    """Each turn, ask for hints and play the lowest cell with the best outcome."""
+    while not page.over():
+        page.page.click("#hint")
+        page.page.wait_for_selector(".cell[data-hint]")
+        hints = {
+            index: page.page.get_attribute(f".cell[data-cell='{index}']", "data-hint")
+            for index in range(9)
+        }
+        for outcome in ("win", "draw", "loss"):
+            choices = [index for index, hint in hints.items() if hint == outcome]
+            if choices:
+                page.page.click(f".cell[data-cell='{choices[0]}']")
+                break
+        page.wait_for_turn_or_end()
+
+
+def test_following_the_hints_beats_easy(page: Page, served: tuple[str, Flask]) -> None:
+    """A newcomer can win: the hints are perfect play, and seed 1 makes easy's moves repeatable."""
+    start_game(page, mark="X", first="you", difficulty="easy", seed=1)
+    follow_the_hints(page)
+    assert page.status() == "You win"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.page.screenshot(path=str(ARTIFACTS / "win-on-easy.png"), full_page=True)
+
+
+def test_following_the_hints_never_loses_to_perfect_play(page: Page) -> None:
+    start_game(page, mark="O", first="computer", difficulty="perfect")
+    follow_the_hints(page)
+    assert page.status() == "Draw"
+
+
+def test_the_hint_shows_each_moves_outcome_from_the_analysis(
+    page: Page, served: tuple[str, Flask]
+) -> None:
+    _, app = served
+    start_game(page, mark="X", first="you", difficulty="perfect")
+    page.page.click(".cell[data-cell='1']")
+    page.wait_for_turn_or_end()
+    page.page.click("#hint")
+    page.page.wait_for_selector(".cell[data-hint]")
+    analysis = app.test_client().post("/v1/analysis", json={"board": page.cells(), "player": "X"})
+    expected = {ranked["move"]: ranked["outcome"] for ranked in analysis.get_json()["moves"]}
+    shown = {
+        index: page.page.get_attribute(f".cell[data-cell='{index}']", "data-hint")
+        for index in range(9)
+    }
+    assert {index: hint for index, hint in shown.items() if hint} == expected
+    assert f"hint: {expected[min(expected)]}" in (
+        page.page.get_attribute(f".cell[data-cell='{min(expected)}']", "aria-label") or ""
+    )
+
+
+def test_every_cell_is_a_button_with_a_label(page: Page) -> None:
+    start_game(page, mark="X", first="you", difficulty="perfect")
+    buttons = page.page.get_by_role("button", name="Row")
+    assert buttons.count() == 9
+    assert page.page.get_attribute(".cell[data-cell='5']", "aria-label") == "Row 2, column 3: empty"
+    page.page.click(".cell[data-cell='5']")
+    page.wait_for_turn_or_end()
+    assert page.page.get_attribute(".cell[data-cell='5']", "aria-label") == "Row 2, column 3: X"
+
+
+def test_the_page_fits_a_phone(browser: Any, served: tuple[str, Flask]) -> None:
+    base_url, _ = served
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
+    phone = Page(context.new_page(), base_url)
+    phone.page.goto(base_url + "/")
+    box = phone.page.locator("#board").bounding_box()
+    scroll_width = phone.page.evaluate("document.scrollingElement.scrollWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    phone.page.screenshot(path=str(ARTIFACTS / "phone.png"), full_page=True)
+    context.close()
+    assert scroll_width <= 360
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 360
+    assert box["width"] >= 250, "the board should use the phone's width"
+    assert phone.errors == []
+
+
+def test_the_interactive_docs_render_the_contract_from_the_service_alone(page: Page) -> None:
+    page.page.goto(page.base_url + "/docs/")
+    page.page.wait_for_selector("#operations-moves-postMove")
+    assert "bestmove" in page.page.inner_text(".info")
+
+
+def test_the_page_links_to_the_docs(page: Page) -> None:
+    page.page.goto(page.base_url + "/")
+    page.page.click("text=API docs")
+    page.page.wait_for_selector("#swagger-ui")
