@@ -40,6 +40,9 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
     CORS(
         app,
         origins=list(settings.cors_origins),
+        # With every origin allowed, answer "*" rather than echo the caller's origin, so a
+        # cached GET answer serves every origin and needs no Vary: Origin.
+        send_wildcard=settings.cors_origins == ("*",),
         methods=["GET", "HEAD", "POST", "OPTIONS"],
         expose_headers=["X-Request-ID", "ETag"],
         max_age=86400,

@@ -14,7 +14,7 @@ from service.minimax import Verdict, backed_up, solve
 
 #: The score of winning on the spot; each further ply to the end of the game costs one.
 WIN_SCORE = 10
-#: The share of moves the "hard" level plays at random instead of perfectly.
+#: The share of moves the "hard" level plays as "medium" does instead of perfectly.
 HARD_RANDOM_SHARE = 0.2
 
 #: A board and the side to move on it.
@@ -268,17 +268,17 @@ def choose_move(
 ) -> int:
     """Pick the move a player of the given difficulty makes.
 
-    perfect: the lowest of the best moves. hard: a random legal move with probability
-    HARD_RANDOM_SHARE, else perfect. medium: a random winning move if there is one, else a
-    random move that stops the opponent winning next, else a random legal move. easy: a
-    random legal move.
+    perfect: the lowest of the best moves. medium: a random winning move if there is one,
+    else a random move that stops the opponent winning next, else a random legal move.
+    hard: as medium with probability HARD_RANDOM_SHARE, else perfect; so it never misses a
+    win, nor a block where one threat can be blocked. easy: a random legal move.
     """
     legal = board.empty_cells()
     if difficulty is Difficulty.PERFECT or rng is None:
         return evaluation.best_moves[0]
-    if difficulty is Difficulty.HARD:
-        return rng.choice(legal) if rng.random() < HARD_RANDOM_SHARE else evaluation.best_moves[0]
-    if difficulty is Difficulty.MEDIUM:
+    if difficulty is Difficulty.HARD and rng.random() >= HARD_RANDOM_SHARE:
+        return evaluation.best_moves[0]
+    if difficulty in (Difficulty.HARD, Difficulty.MEDIUM):
         wins = [move for move in legal if _completes_a_line(board, move, player)]
         blocks = [move for move in legal if _completes_a_line(board, move, player.opponent)]
         return rng.choice(wins or blocks or list(legal))

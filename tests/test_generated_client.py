@@ -105,3 +105,36 @@ def test_the_generated_client_checks_health(generated: ModuleType, api_client: A
     assert health.status.value == "ok"
     assert readiness.status.value == "ready"
     assert document == (ROOT / "openapi.yaml").read_text()
+
+
+def test_the_generated_client_ranks_moves(generated: ModuleType, api_client: Any) -> None:
+    models = importlib.import_module("bestmove_client.models")
+    post_analysis = operation(generated, "moves.post_analysis")
+    analysis = post_analysis.sync(client=api_client, body=models.MoveRequest(board="O.XX.X.OO"))
+    assert isinstance(analysis, models.AnalysisResponse)
+    assert [ranked.move for ranked in analysis.moves] == [4, 1, 6]
+    assert analysis.moves[1].line == [1, 4]
+
+
+def test_the_generated_client_sends_a_batch(generated: ModuleType, api_client: Any) -> None:
+    models = importlib.import_module("bestmove_client.models")
+    post_moves = operation(generated, "moves.post_moves")
+    batch = post_moves.sync(
+        client=api_client,
+        body=models.BatchRequest(requests=[{"board": "X........"}, {"board": "XXXXX...."}]),
+    )
+    good, bad = batch.results
+    assert isinstance(good, models.MoveResponse)
+    assert good.move == 4
+    assert isinstance(bad, models.Problem)
+    assert bad.code.value == "mark_count_gap"
+
+
+def test_the_generated_client_uses_the_cacheable_get(
+    generated: ModuleType, api_client: Any
+) -> None:
+    get_move = operation(generated, "moves.get_move")
+    response = get_move.sync_detailed(client=api_client, board="X...O....")
+    assert response.status_code == 200
+    assert response.parsed.move == 1
+    assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
