@@ -12,7 +12,7 @@ from flask import Flask
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 
-from service import observability
+from service import hardening, observability
 from service.engine import Engine
 from service.lifecycle import Lifecycle
 from service.metrics import Metrics
@@ -36,6 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
         lifecycle=Lifecycle(),
     )
     observability.install(app, services.metrics, log_access=settings.access_log)
+    hardening.install(app)
     # Browser frontends on other origins call every endpoint; there are no credentials.
     CORS(
         app,

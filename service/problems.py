@@ -18,16 +18,26 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 #: Stable codes for the failures the HTTP layer itself answers.
 HTTP_CODES = {
     400: "malformed_json",
+    403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
     413: "body_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
+    417: "expectation_failed",
+    431: "headers_too_large",
     500: "internal_error",
+    501: "not_implemented",
     503: "not_ready",
 }
+#: For a request gunicorn cannot even parse as HTTP: a bad request line or header.
+MALFORMED_REQUEST = "malformed_request"
 
-#: RFC 9110 renamed these two; older Pythons still carry the RFC 7231 phrases.
-RFC_9110_TITLES = {413: "Content Too Large", 422: "Unprocessable Content"}
+#: RFC 9110 renamed these; older Pythons still carry the RFC 7231 phrases.
+RFC_9110_TITLES = {413: "Content Too Large", 414: "URI Too Long", 422: "Unprocessable Content"}
+
+#: On every problem: a failure says nothing lasting about the resource, so no cache may keep it.
+PROBLEM_HEADERS = {"Cache-Control": "no-store"}
 
 #: How much of an oversized body is read and thrown away, so the client gets to read the 413.
 DISCARD_LIMIT = 8 * 1024 * 1024
@@ -73,8 +83,7 @@ def problem_response(problem: Problem, headers: Mapping[str, str] | None = None)
         status=problem.status,
         mimetype=PROBLEM_MEDIA_TYPE,
     )
-    # A failure says nothing lasting about the resource, so no cache may keep it.
-    response.headers["Cache-Control"] = "no-store"
+    response.headers.update(PROBLEM_HEADERS)
     response.headers.update(headers or {})
     return response
 

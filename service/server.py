@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, MutableMapping
@@ -9,8 +10,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
 
+from service.hardening import EVERY_ANSWER
+from service.problems import HTTP_CODES, MALFORMED_REQUEST, PROBLEM_HEADERS, Problem
 from service.settings import DEFAULT_PORT, METRICS_DIR_VARIABLE, boolean, choice, whole_number
 
 WORKER_CLASSES = frozenset({"sync", "gthread"})
@@ -86,6 +90,25 @@ def forget_worker_metrics(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]  # unannotated
 
 
+def write_problem(sock: Any, status: int, reason: str, message: str) -> None:
+    """Answer a request gunicorn itself refused (bad request line, headers too large, ...)
+    with the service's problem details instead of gunicorn's HTML page."""
+    code = MALFORMED_REQUEST if status == 400 else HTTP_CODES.get(status, MALFORMED_REQUEST)
+    detail = message or "the server failed to answer; the failure has been logged"
+    body = json.dumps(Problem(status, code, detail).as_dict(), separators=(",", ":")).encode()
+    headers = {
+        "Connection": "close",
+        "Content-Type": "application/problem+json",
+        "Content-Length": str(len(body)),
+        **EVERY_ANSWER,
+        **PROBLEM_HEADERS,
+    }
+    head = f"HTTP/1.1 {status} {reason}\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in headers.items()
+    )
+    gunicorn_util.write_nonblock(sock, head.encode("latin-1") + b"\r\n" + body)
+
+
 class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped
     """gunicorn serving the app, with settings given in code rather than on a command line."""
 
@@ -95,9 +118,12 @@ class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is un
         super().__init__()
 
     def load_config(self) -> None:
-        """Apply the settings to gunicorn."""
+        """Apply the settings to gunicorn, and its own error answers to the one envelope."""
         for name, value in self._settings.items():
             self.cfg.set(name, value)
+        # gunicorn has no setting for the body of the errors it answers itself; this is the
+        # one function its workers call for them, and the workers inherit it when they fork.
+        gunicorn_util.write_error = write_problem
 
     def load(self) -> Any:
         """Create the WSGI app."""

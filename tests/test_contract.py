@@ -16,7 +16,7 @@ from schemathesis.config import SchemathesisConfig
 
 from service import create_app
 from service.legality import Illegality
-from service.problems import HTTP_CODES
+from service.problems import HTTP_CODES, MALFORMED_REQUEST
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -100,7 +100,8 @@ def test_documented_problems_are_the_real_problems(
 
 def test_every_problem_code_the_service_can_give_is_documented() -> None:
     documented = set(SPEC["components"]["schemas"]["Problem"]["properties"]["code"]["enum"])
-    given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | {"invalid_request"}
+    given = {reason.code for reason in Illegality} | set(HTTP_CODES.values())
+    given |= {"invalid_request", MALFORMED_REQUEST}
     assert given == documented
 
 
