@@ -1,0 +1,37 @@
+"""The short versions of the load and fault scripts, as real tests: a few seconds each."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def hey() -> str:
+    found = shutil.which("hey")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have hey: .ci/run installs it")
+        pytest.skip("hey is not installed (apt-get install hey)")
+    return found
+
+
+@pytest.mark.parametrize("check", ["load", "kill-worker", "sigterm"])
+def test_the_service_survives(hey: str, check: str) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "reliability.py"), check, "--short"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    print(result.stdout)  # noqa: T201 -- the figures, shown with -s or on failure
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    assert result.stdout.startswith("PASS")
