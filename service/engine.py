@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from service.board import Board, GameStatus, Mark, coordinates
-from service.legality import checked_side_to_move
+from service.legality import IllegalPosition, check_board, side_to_move
 from service.minimax import Verdict, backed_up, solve
 
 #: The score of winning on the spot; each further ply to the end of the game costs one.
@@ -178,6 +178,21 @@ class Engine:
     def __len__(self) -> int:
         return len(self._table)
 
+    def legal_side_to_move(self, board: Board, requested: Mark | None) -> Mark:
+        """Return who moves on the board; raise IllegalPosition, saying why, if no game gets there.
+
+        A position in the table was reached by play, so it is legal without checking the
+        rules; only the others (finished games and impossible boards) are checked in full.
+        """
+        try:
+            player = side_to_move(board, requested)
+        except IllegalPosition:
+            check_board(board)  # an impossible board is the better reason to give
+            raise
+        if (board, player) not in self._table:
+            check_board(board)
+        return player
+
     def evaluate(self, board: Board, side_to_move: Mark) -> Evaluation:
         """Return the exact evaluation of a legal board in progress."""
         verdict = self._table[board, side_to_move]
@@ -217,7 +232,7 @@ class Engine:
         Every level but "perfect" draws from `rng`, which a caller seeds for a reproducible
         choice; without one, a freshly seeded generator is used, never the global one.
         """
-        player = checked_side_to_move(board, requested_player)
+        player = self.legal_side_to_move(board, requested_player)
         status = board.status()
         if status.is_over:
             return MoveAdvice(
@@ -240,7 +255,7 @@ class Engine:
 
     def analyse(self, board: Board, requested_player: Mark | None = None) -> Analysis:
         """Rank every legal move, best first and then by cell; raise IllegalPosition if illegal."""
-        player = checked_side_to_move(board, requested_player)
+        player = self.legal_side_to_move(board, requested_player)
         status = board.status()
         if status.is_over:
             return Analysis(player, status, None, ())

@@ -95,11 +95,5 @@ def side_to_move(board: Board, requested: Mark | None = None) -> Mark:
     return fewer
 
 
-def checked_side_to_move(board: Board, requested: Mark | None = None) -> Mark:
-    """Check that the board is legal and return who moves on it; raise IllegalPosition if not."""
-    check_board(board)
-    return side_to_move(board, requested)
-
-
 def _marks(count: int) -> str:
     return f"{count} mark" if count == 1 else f"{count} marks"

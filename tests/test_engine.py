@@ -6,7 +6,7 @@ import pytest
 
 from service.board import Board, GameStatus, Mark
 from service.engine import Engine, Outcome
-from service.legality import Illegality, IllegalPosition
+from service.legality import Illegality, IllegalPosition, check_board, side_to_move
 from tests import reference
 from tests.helpers import board
 
@@ -163,3 +163,20 @@ def test_the_table_holds_every_position_either_player_can_reach(engine: Engine) 
 
 def test_the_engine_knows_its_self_check_position(engine: Engine) -> None:
     assert engine.answers_known_position()
+
+
+def test_the_engines_fast_legality_check_agrees_with_the_rules_everywhere(engine: Engine) -> None:
+    """Every filling of the grid and every `player`: the same side, or the same reason."""
+    for text in reference.all_boards():
+        board = Board.from_text(text)
+        for requested in (None, Mark.X, Mark.O):
+            try:
+                check_board(board)
+                expected: object = side_to_move(board, requested)
+            except IllegalPosition as refused:
+                expected = refused.reason
+            try:
+                found: object = engine.legal_side_to_move(board, requested)
+            except IllegalPosition as refused:
+                found = refused.reason
+            assert found == expected, (text, requested)

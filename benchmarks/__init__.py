@@ -1,0 +1,1 @@
+"""Benchmarks: the engine against textbook searches, and the service against its web stack."""
