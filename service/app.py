@@ -12,7 +12,8 @@ from flask import Flask
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 
-from service import hardening, observability
+from service import observability
+from service.answers import Answers
 from service.engine import Engine
 from service.lifecycle import Lifecycle
 from service.metrics import Metrics
@@ -29,14 +30,15 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
     if config is not None:
         app.config.update(config)
     metrics_dir = os.environ.get(METRICS_DIR_VARIABLE)
-    app.extensions["bestmove"] = services = Services(
-        engine=engine if engine is not None else Engine.build(),
+    metrics = Metrics(Path(metrics_dir) if metrics_dir else None)
+    engine = engine if engine is not None else Engine.build()
+    app.extensions["bestmove"] = Services(
+        engine=engine,
+        answers=Answers(engine, metrics),
         openapi_document=files("service").joinpath("openapi.yaml").read_bytes(),
-        metrics=Metrics(Path(metrics_dir) if metrics_dir else None),
+        metrics=metrics,
         lifecycle=Lifecycle(),
     )
-    observability.install(app, services.metrics, log_access=settings.access_log)
-    hardening.install(app)
     # Browser frontends on other origins call every endpoint; there are no credentials.
     CORS(
         app,
@@ -58,4 +60,6 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
             config={"app_name": "bestmove API", "validatorUrl": None},
         )
     )
+    # Last, so that the layer knows every route for its metric labels.
+    observability.install(app, metrics, log_access=settings.access_log)
     return app

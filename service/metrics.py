@@ -24,6 +24,7 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
 class Metrics:
     """The service's metrics, in a registry of their own so that apps never share state.
 
+    The latency histogram's `_count` is the request count, so there is no separate counter.
     With `multiprocess_dir` (gunicorn's workers), prometheus_client keeps the values in
     files there, as it decided on import from PROMETHEUS_MULTIPROC_DIR.
     """
@@ -31,37 +32,40 @@ class Metrics:
     def __init__(self, multiprocess_dir: Path | None = None) -> None:
         self.multiprocess_dir = multiprocess_dir
         self.registry = CollectorRegistry()
-        self.requests = Counter(
-            "bestmove_http_requests",
-            "HTTP requests answered, by endpoint, method and status.",
-            ["endpoint", "method", "status"],
-            registry=self.registry,
-        )
         self.latency = Histogram(
             "bestmove_http_request_duration_seconds",
-            "Time to answer an HTTP request, by endpoint, method and status.",
+            "Time to answer an HTTP request, by endpoint, method and status; _count counts them.",
             ["endpoint", "method", "status"],
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
         self.moves = Counter(
             "bestmove_moves",
-            "Best moves served, by the mover's outcome under perfect play (game_over: no move).",
+            "Answers to move requests, by the mover's outcome under perfect play after the move "
+            "(game_over: the board was already finished).",
             ["outcome"],
             registry=self.registry,
         )
+        # Looking a labelled series up costs more than updating it, so each is kept at hand
+        # once used; made on first use, in the worker, so the master writes no metrics file.
+        self._latency_series: dict[tuple[str, str, int], Histogram] = {}
+        self._move_series: dict[Outcome | None, Counter] = {}
 
-    def observe_request(
-        self, endpoint: str, method: str, status: int, duration_seconds: float
-    ) -> None:
+    def observe_request(self, endpoint: str, method: str, status: int, seconds: float) -> None:
         """Count one answered request and its duration."""
-        labels = (endpoint, method, str(status))
-        self.requests.labels(*labels).inc()
-        self.latency.labels(*labels).observe(duration_seconds)
+        key = (endpoint, method, status)
+        series = self._latency_series.get(key)
+        if series is None:
+            series = self._latency_series[key] = self.latency.labels(endpoint, method, str(status))
+        series.observe(seconds)
 
     def count_move(self, outcome: Outcome | None) -> None:
         """Count one answer by the mover's outcome; None is a finished game, with no move."""
-        self.moves.labels(outcome.value if outcome is not None else "game_over").inc()
+        series = self._move_series.get(outcome)
+        if series is None:
+            label = outcome.value if outcome is not None else "game_over"
+            series = self._move_series[outcome] = self.moves.labels(label)
+        series.inc()
 
     def exposition(self) -> bytes:
         """Return every metric in Prometheus text format, summed over all worker processes."""

@@ -1,79 +1,139 @@
-"""Request ids, the JSON access log and request metrics, around every request."""
+"""Request ids, the JSON access log, request metrics, and the headers every answer carries.
+
+One thin WSGI layer around the whole app, so it also sees 404s, 405s and 500s, and kept
+cheap because every request pays for it: no per-request system randomness, no logging
+machinery, one write per access line.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
-import logging
+import os
 import re
-import sys
 import time
-import uuid
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, g, request
+from flask import Flask
 
+from service.hardening import EVERY_ANSWER
 from service.metrics import Metrics
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
 REQUEST_ID_HEADER = "X-Request-ID"
-ACCESS_LOGGER = "bestmove.access"
 
 #: An incoming id is kept if it is this plain; anything else could forge or break log lines.
 ACCEPTABLE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
 
 
-def request_id_for(incoming: str | None) -> str:
-    """Return the caller's request id if it is acceptable, else a new random one."""
-    if incoming and ACCEPTABLE_REQUEST_ID.fullmatch(incoming):
-        return incoming
-    return uuid.uuid4().hex
+class RequestIds:
+    """Request ids unique across processes: a random prefix per process, then a counter."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._prefix = ""
+        self._counter = itertools.count(1)
+
+    def new(self) -> str:
+        """Return a fresh id."""
+        pid = os.getpid()
+        if pid != self._pid:
+            # A forked worker must not repeat its parent's ids: a new prefix per process.
+            self._pid, self._prefix, self._counter = pid, os.urandom(8).hex(), itertools.count(1)
+        return f"{self._prefix}-{next(self._counter):x}"
+
+    def for_request(self, incoming: str | None) -> str:
+        """Return the caller's id if it is acceptable, else a fresh one."""
+        if incoming and ACCEPTABLE_REQUEST_ID.fullmatch(incoming):
+            return incoming
+        return self.new()
 
 
-class JsonLinesFormatter(logging.Formatter):
-    """Format a record's `fields` as one JSON object per line."""
+class AccessLog:
+    """One JSON line per request, written to a file descriptor (stdout by default).
 
-    def format(self, record: logging.LogRecord) -> str:
-        """Return the record's fields as compact JSON."""
-        return json.dumps(getattr(record, "fields", {"message": record.getMessage()}))
+    A single write of a line shorter than the pipe buffer is atomic, so the lines of
+    several worker processes sharing stdout never interleave.
+    """
+
+    def __init__(self, fd: int = 1) -> None:
+        self._fd = fd
+
+    def write(self, request_id: str, method: str, path: str, status: int, seconds: float) -> None:
+        """Log one answered request."""
+        line = (
+            f'{{"time":"{datetime.now(UTC).isoformat(timespec="milliseconds")}",'
+            f'"request_id":"{request_id}","method":{json.dumps(method)},'
+            f'"path":{json.dumps(path)},"status":{status},"duration_ms":{seconds * 1000:.3f}}}\n'
+        )
+        # A closed stdout must not fail the request the line describes.
+        with contextlib.suppress(OSError):
+            os.write(self._fd, line.encode())
 
 
-def access_logger() -> logging.Logger:
-    """Return the access logger, writing JSON lines to stdout."""
-    logger = logging.getLogger(ACCESS_LOGGER)
-    if not logger.handlers:
-        handler = logging.StreamHandler(sys.stdout)
-        handler.setFormatter(JsonLinesFormatter())
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        # The lines are for stdout only, not for whatever the root logger does.
-        logger.propagate = False
-    return logger
+def endpoint_labels(app: Flask) -> Callable[[str], str]:
+    """Return a function naming a path's route pattern, so metric labels stay a bounded set."""
+    exact: set[str] = set()
+    prefixed: list[tuple[str, str]] = []
+    for rule in app.url_map.iter_rules():
+        if "<" in rule.rule:
+            prefixed.append((rule.rule.split("<", 1)[0], rule.rule))
+        else:
+            exact.add(rule.rule)
+
+    def label(path: str) -> str:
+        if path in exact:
+            return path
+        for prefix, rule in prefixed:
+            if path.startswith(prefix):
+                return rule
+        return "unmatched"
+
+    return label
+
+
+class Observed:
+    """The WSGI layer: id, time, count and log every request; add the common headers."""
+
+    def __init__(
+        self,
+        app: WSGIApplication,
+        metrics: Metrics,
+        log: AccessLog | None,
+        label: Callable[[str], str],
+    ) -> None:
+        self._app, self._metrics, self._log, self._label = app, metrics, log, label
+        self._ids = RequestIds()
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        """Serve one request through the app."""
+        started = time.perf_counter()
+        request_id = self._ids.for_request(environ.get("HTTP_X_REQUEST_ID"))
+        statuses: list[int] = []
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            statuses.append(int(status[:3]))
+            headers.append((REQUEST_ID_HEADER, request_id))
+            headers.extend(EVERY_ANSWER.items())
+            return start_response(status, headers, exc_info)
+
+        answer = self._app(environ, start)
+        seconds = time.perf_counter() - started
+        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
+        status = statuses[-1] if statuses else 500
+        self._metrics.observe_request(self._label(path), method, status, seconds)
+        if self._log is not None:
+            self._log.write(request_id, method, path, status, seconds)
+        return answer
 
 
 def install(app: Flask, metrics: Metrics, *, log_access: bool) -> None:
-    """Give every request an id, count and time it, and log it as a JSON line."""
-    logger = access_logger() if log_access else None
-
-    @app.before_request
-    def start() -> None:
-        g.started = time.perf_counter()
-        g.request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER))
-
-    @app.after_request
-    def finish(response: Response) -> Response:
-        duration = time.perf_counter() - g.get("started", time.perf_counter())
-        request_id = g.get("request_id") or request_id_for(None)
-        response.headers[REQUEST_ID_HEADER] = request_id
-        # The route's pattern, never the raw path, so that metrics keep a bounded set of labels.
-        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        metrics.observe_request(endpoint, request.method, response.status_code, duration)
-        if logger is not None:
-            fields = {
-                "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
-                "request_id": request_id,
-                "method": request.method,
-                "path": request.path,
-                "status": response.status_code,
-                "duration_ms": round(duration * 1000, 3),
-            }
-            logger.info("access", extra={"fields": fields})
-        return response
+    """Wrap the app's WSGI entry point in the observing layer."""
+    app.wsgi_app = Observed(  # type: ignore[method-assign]
+        app.wsgi_app, metrics, AccessLog() if log_access else None, endpoint_labels(app)
+    )

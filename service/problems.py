@@ -75,14 +75,14 @@ class Problem(Exception):
             body["errors"] = list(self.errors)
         return body
 
+    def to_json(self) -> bytes:
+        """Return the problem details as compact JSON."""
+        return json.dumps(self.as_dict(), separators=(",", ":")).encode()
+
 
 def problem_response(problem: Problem, headers: Mapping[str, str] | None = None) -> Response:
     """Render a problem as an application/problem+json response that nobody caches."""
-    response = Response(
-        json.dumps(problem.as_dict(), separators=(",", ":")),
-        status=problem.status,
-        mimetype=PROBLEM_MEDIA_TYPE,
-    )
+    response = Response(problem.to_json(), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE)
     response.headers.update(PROBLEM_HEADERS)
     response.headers.update(headers or {})
     return response

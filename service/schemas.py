@@ -283,9 +283,3 @@ class BatchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     requests: Annotated[list[Any], BeforeValidator(_cap_batch), Field(strict=True)]
-
-
-class BatchResponse(BaseModel):
-    """One result per request, in order: an answer, or the problem it would have had alone."""
-
-    results: list[MoveResponse | dict[str, Any]]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, MutableMapping
@@ -95,7 +94,7 @@ def write_problem(sock: Any, status: int, reason: str, message: str) -> None:
     with the service's problem details instead of gunicorn's HTML page."""
     code = MALFORMED_REQUEST if status == 400 else HTTP_CODES.get(status, MALFORMED_REQUEST)
     detail = message or "the server failed to answer; the failure has been logged"
-    body = json.dumps(Problem(status, code, detail).as_dict(), separators=(",", ":")).encode()
+    body = Problem(status, code, detail).to_json()
     headers = {
         "Connection": "close",
         "Content-Type": "application/problem+json",

@@ -1,27 +1,21 @@
-"""The HTTP endpoints: each parses its input, asks the engine, and serializes the answer."""
+"""The HTTP endpoints: each parses its input, asks for the answer, and sends it."""
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from pydantic import BaseModel, ValidationError
 
+from service.answers import Answers
 from service.engine import Engine
 from service.json_body import read_json_body
 from service.legality import IllegalPosition
 from service.lifecycle import Lifecycle
 from service.metrics import EXPOSITION_MEDIA_TYPE, Metrics
 from service.problems import Problem, illegal_position, invalid_request
-from service.schemas import (
-    AnalysisResponse,
-    BatchRequest,
-    BatchResponse,
-    MoveRequest,
-    MoveResponse,
-)
+from service.schemas import AnalysisResponse, BatchRequest, MoveRequest
 
 api = Blueprint("api", __name__)
 
@@ -36,6 +30,7 @@ class Services:
     """What the views share, built once by the app factory."""
 
     engine: Engine
+    answers: Answers
     openapi_document: bytes
     metrics: Metrics
     lifecycle: Lifecycle
@@ -47,35 +42,23 @@ def services() -> Services:
     return found
 
 
-def json_response(body: BaseModel) -> Response:
-    """Serialize a response model as application/json."""
-    return Response(body.model_dump_json(), mimetype="application/json")
-
-
-def answer(move_request: MoveRequest) -> MoveResponse:
-    """Ask the engine for the move a request asks for, and count it."""
-    seed = move_request.seed
-    advice = services().engine.advise(
-        move_request.to_board(),
-        move_request.player,
-        move_request.difficulty,
-        random.Random(seed) if seed is not None else None,  # noqa: S311 -- a game move
-    )
-    services().metrics.count_move(advice.chosen.outcome if advice.chosen else None)
-    return MoveResponse.from_advice(advice)
+def json_response(body: bytes | BaseModel) -> Response:
+    """Send JSON bytes, or a response model serialized, as application/json."""
+    data = body.model_dump_json() if isinstance(body, BaseModel) else body
+    return Response(data, mimetype="application/json")
 
 
 @api.post("/v1/move")
 def best_move() -> Response:
     """Answer the move on the posted board and the position after it."""
-    return json_response(answer(MoveRequest.model_validate(read_json_body())))
+    return json_response(services().answers.move(MoveRequest.model_validate(read_json_body())))
 
 
 @api.get("/v1/move")
 def best_move_cacheable() -> Response:
     """Answer the same as the POST, from the query string, with caching headers."""
     move_request = MoveRequest.from_query(request.args.to_dict(flat=False))
-    response = json_response(answer(move_request))
+    response = json_response(services().answers.move(move_request))
     if not move_request.deterministic:
         response.headers["Cache-Control"] = "no-store"
         return response
@@ -98,16 +81,17 @@ def analysis() -> Response:
 def best_moves() -> Response:
     """Answer a batch of move requests in order; a bad one gets its problem in its slot."""
     batch = BatchRequest.model_validate(read_json_body())
-    return json_response(BatchResponse(results=[_batch_result(item) for item in batch.requests]))
+    results = b",".join(_batch_result(item) for item in batch.requests)
+    return json_response(b'{"results":[' + results + b"]}")
 
 
-def _batch_result(item: Any) -> MoveResponse | dict[str, Any]:
+def _batch_result(item: Any) -> bytes:
     try:
-        return answer(MoveRequest.model_validate(item))
+        return services().answers.move(MoveRequest.model_validate(item))
     except ValidationError as error:
-        return invalid_request(error).as_dict()
+        return invalid_request(error).to_json()
     except IllegalPosition as error:
-        return illegal_position(error).as_dict()
+        return illegal_position(error).to_json()
 
 
 @api.get("/healthz")

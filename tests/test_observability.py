@@ -2,37 +2,25 @@
 
 from __future__ import annotations
 
-import logging
+import json
+import os
 import re
-from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
 from service import create_app
 from service.engine import Engine
-from service.observability import ACCESS_LOGGER, request_id_for
+from service.observability import RequestIds
+
+MADE_ID = re.compile(r"[0-9a-f]{16}-[0-9a-f]+")
 
 
-class Recorder(logging.Handler):
-    """Keep the access log's fields."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[dict[str, object]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.fields)  # type: ignore[attr-defined]
-
-
-@pytest.fixture
-def access_log() -> Iterator[Recorder]:
-    recorder = Recorder()
-    logger = logging.getLogger(ACCESS_LOGGER)
-    logger.addHandler(recorder)
-    yield recorder
-    logger.removeHandler(recorder)
+def access_lines(capfd: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    out = capfd.readouterr().out
+    return [json.loads(line) for line in out.splitlines() if line.startswith('{"time"')]
 
 
 def test_an_acceptable_request_id_is_echoed(client: FlaskClient) -> None:
@@ -44,22 +32,37 @@ def test_an_acceptable_request_id_is_echoed(client: FlaskClient) -> None:
     "incoming", [None, "", "has space", "x" * 129, "line\nbreak", 'quote"d', "caf\u00e9"]
 )
 def test_otherwise_a_fresh_request_id_is_made(incoming: str | None) -> None:
-    made = request_id_for(incoming)
-    assert re.fullmatch(r"[0-9a-f]{32}", made)
-    assert made != request_id_for(incoming)
+    ids = RequestIds()
+    made = ids.for_request(incoming)
+    assert MADE_ID.fullmatch(made)
+    assert made != ids.for_request(incoming)
+
+
+def test_a_forked_worker_makes_ids_of_its_own() -> None:
+    ids = RequestIds()
+    parent = ids.new()
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover -- runs in the child
+        os.write(writer, ids.new().encode())
+        os._exit(0)
+    os.waitpid(child, 0)
+    from_child = os.read(reader, 100).decode()
+    assert from_child.split("-")[0] != parent.split("-")[0]
 
 
 def test_every_answer_carries_a_request_id_errors_included(client: FlaskClient) -> None:
     for response in (client.get("/nowhere"), client.post("/v1/move", data=b"{")):
-        assert re.fullmatch(r"[0-9a-f]{32}", response.headers["X-Request-ID"])
+        assert MADE_ID.fullmatch(response.headers["X-Request-ID"])
 
 
 def test_each_request_is_logged_once_with_what_an_operator_needs(
-    client: FlaskClient, access_log: Recorder
+    client: FlaskClient, capfd: pytest.CaptureFixture[str]
 ) -> None:
+    capfd.readouterr()
     client.post("/v1/move", json={"board": "X........"}, headers={"X-Request-ID": "abc-1"})
-    client.get("/nowhere")
-    first, second = access_log.lines
+    client.get('/no"where')
+    first, second = access_lines(capfd)
     assert first.keys() == {"time", "request_id", "method", "path", "status", "duration_ms"}
     assert (first["request_id"], first["method"], first["path"], first["status"]) == (
         "abc-1",
@@ -70,15 +73,17 @@ def test_each_request_is_logged_once_with_what_an_operator_needs(
     assert isinstance(first["duration_ms"], float)
     assert first["duration_ms"] >= 0
     assert datetime.fromisoformat(str(first["time"])).tzinfo is not None
-    assert (second["path"], second["status"]) == ("/nowhere", 404)
+    # A path that needs escaping stays valid JSON.
+    assert (second["path"], second["status"]) == ('/no"where', 404)
 
 
 def test_the_access_log_can_be_turned_off(
-    monkeypatch: pytest.MonkeyPatch, engine: Engine, access_log: Recorder
+    monkeypatch: pytest.MonkeyPatch, engine: Engine, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("ACCESS_LOG", "false")
+    capfd.readouterr()
     create_app(engine=engine).test_client().get("/healthz")
-    assert access_log.lines == []
+    assert access_lines(capfd) == []
 
 
 def metric(text: str, name: str, **labels: str) -> float:
@@ -95,28 +100,25 @@ def _labels_of(line: str) -> str:
     return ",".join(sorted(inside.split(","))) if inside else ""
 
 
+REQUESTS = "bestmove_http_request_duration_seconds_count"
+
+
 def test_metrics_count_requests_by_endpoint_method_and_status(client: FlaskClient) -> None:
     for _ in range(3):
         client.post("/v1/move", json={"board": "X........"})
     client.post("/v1/move", json={"board": "XXXXX...."})
     client.get("/no/such/path")
+    client.get("/static/app.js").close()
     text = client.get("/metrics").get_data(as_text=True)
     move = {"endpoint": "/v1/move", "method": "POST"}
-    assert metric(text, "bestmove_http_requests_total", **move, status="200") == 3
-    assert metric(text, "bestmove_http_requests_total", **move, status="422") == 1
-    assert metric(text, "bestmove_http_request_duration_seconds_count", **move, status="200") == 3
-    assert (
-        metric(
-            text, "bestmove_http_request_duration_seconds_bucket", **move, status="200", le="+Inf"
-        )
-        == 3
-    )
+    assert metric(text, REQUESTS, **move, status="200") == 3
+    assert metric(text, REQUESTS, **move, status="422") == 1
+    bucket = "bestmove_http_request_duration_seconds_bucket"
+    assert metric(text, bucket, **move, status="200", le="+Inf") == 3
     # An unknown path is one label, whatever the path, so that the set of series stays bounded.
+    assert metric(text, REQUESTS, endpoint="unmatched", method="GET", status="404") == 1
     assert (
-        metric(
-            text, "bestmove_http_requests_total", endpoint="unmatched", method="GET", status="404"
-        )
-        == 1
+        metric(text, REQUESTS, endpoint="/static/<path:filename>", method="GET", status="200") == 1
     )
 
 
@@ -125,8 +127,9 @@ def test_metrics_count_moves_by_outcome(client: FlaskClient) -> None:
     client.post("/v1/move", json={"board": "XX.OO...."})  # X wins at once
     client.post("/v1/move", json={"board": "...", "player": "O"})  # refused: not a move
     client.post("/v1/move", json={"board": "XXXOO...."})  # already over
+    client.post("/v1/moves", json={"requests": [{"board": "........."}]})  # a draw in a batch
     text = client.get("/metrics").get_data(as_text=True)
-    assert metric(text, "bestmove_moves_total", outcome="draw") == 1
+    assert metric(text, "bestmove_moves_total", outcome="draw") == 2
     assert metric(text, "bestmove_moves_total", outcome="win") == 1
     assert metric(text, "bestmove_moves_total", outcome="game_over") == 1
     assert metric(text, "bestmove_moves_total", outcome="loss") == 0

@@ -1,0 +1,46 @@
+"""Answers to move requests as JSON bytes; those that can never change, made once per process."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from service.board import Board, Cell, Mark
+from service.engine import Difficulty, Engine, Outcome
+from service.metrics import Metrics
+from service.schemas import MoveRequest, MoveResponse
+
+#: Room for every legal board with every `player` (about 17,000): perfect play, cached.
+PERFECT_ANSWERS_CACHED = 32_768
+
+
+class Answers:
+    """Serializes the engine's advice, keeping perfect-play answers: they never change."""
+
+    def __init__(self, engine: Engine, metrics: Metrics) -> None:
+        self._engine = engine
+        self._metrics = metrics
+        self._perfect = lru_cache(maxsize=PERFECT_ANSWERS_CACHED)(self._serialize)
+
+    def move(self, request: MoveRequest) -> bytes:
+        """Return the JSON answer to a move request, and count it by outcome."""
+        if request.difficulty is Difficulty.PERFECT:
+            body, outcome = self._perfect(request.board, request.player)
+        else:
+            body, outcome = self._serialize(
+                request.board, request.player, request.difficulty, request.seed
+            )
+        self._metrics.count_move(outcome)
+        return body
+
+    def _serialize(
+        self,
+        cells: tuple[Cell, ...],
+        player: Mark | None,
+        difficulty: Difficulty = Difficulty.PERFECT,
+        seed: int | None = None,
+    ) -> tuple[bytes, Outcome | None]:
+        rng = random.Random(seed) if seed is not None else None  # noqa: S311 -- a game move
+        advice = self._engine.advise(Board(cells), player, difficulty, rng)
+        body = MoveResponse.from_advice(advice).model_dump_json().encode()
+        return body, advice.chosen.outcome if advice.chosen else None
