@@ -66,14 +66,23 @@ class AccessLog:
 
     def write(self, request_id: str, method: str, path: str, status: int, seconds: float) -> None:
         """Log one answered request."""
+        # The request id is already plain (RequestIds); the method and the path are quoted
+        # as they are when nothing in them needs escaping, which is nearly always.
         line = (
             f'{{"time":"{datetime.now(UTC).isoformat(timespec="milliseconds")}",'
-            f'"request_id":"{request_id}","method":{json.dumps(method)},'
-            f'"path":{json.dumps(path)},"status":{status},"duration_ms":{seconds * 1000:.3f}}}\n'
+            f'"request_id":"{request_id}","method":{_json_string(method)},'
+            f'"path":{_json_string(path)},"status":{status},"duration_ms":{seconds * 1000:.3f}}}\n'
         )
         # A closed stdout must not fail the request the line describes.
         with contextlib.suppress(OSError):
             os.write(self._fd, line.encode())
+
+
+PLAIN_TEXT = re.compile(r"[ !#-\[\]-~]*")
+
+
+def _json_string(text: str) -> str:
+    return f'"{text}"' if PLAIN_TEXT.fullmatch(text) else json.dumps(text)
 
 
 def endpoint_labels(app: Flask) -> Callable[[str], str]:

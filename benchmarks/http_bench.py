@@ -1,0 +1,271 @@
+"""The service over HTTP against its floor, with wrk, on 127.0.0.1.
+
+The floor is plain `gunicorn -w 2` (sync workers) serving benchmarks/floor_app.py, which
+parses the same JSON body and answers a constant. The service runs as shipped:
+`python -m service` with 2 workers, access log, metrics, CORS and request ids on. Servers
+are pinned to core 0 and wrk to core 1 where the machine has two cores; the floor and the
+service run alternately in the same run, and ratios compare medians.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.engine_bench import legal_positions
+from service.engine import Engine
+
+ROOT = Path(__file__).resolve().parent.parent
+CONNECTIONS = 64
+
+
+@dataclass
+class Run:
+    """One wrk run: throughput and latency percentiles in milliseconds."""
+
+    per_second: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def cores() -> tuple[list[str], list[str]]:
+    """taskset prefixes for the server and the load generator."""
+    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
+        return ["taskset", "-c", "0"], ["taskset", "-c", "1"]
+    return [], []
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def wait_ready(url: str, within: float = 30, *, any_answer: bool = False) -> float:
+    """Wait for a 200 from `url` (or, with any_answer, for any HTTP answer at all)."""
+    started = time.monotonic()
+    while time.monotonic() - started < within:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as answer:
+                if answer.status == 200:
+                    return time.monotonic() - started
+        except urllib.error.HTTPError:
+            if any_answer:
+                return time.monotonic() - started
+            time.sleep(0.01)
+        except OSError:
+            time.sleep(0.01)
+    raise SystemExit(f"{url} did not answer within {within} s")
+
+
+@contextmanager
+def server(
+    command: list[str], env: dict[str, str], ready_path: str, log: Path, *, any_answer: bool = False
+) -> Iterator[tuple[str, float, subprocess.Popen[bytes]]]:
+    """Start a server; yield its base URL, seconds to ready, and process; stop it after."""
+    port = free_port()
+    environment = {**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"}
+    command = [part.replace("{port}", str(port)) for part in command]
+    started = time.monotonic()
+    with log.open("ab") as output:
+        process = subprocess.Popen(command, env=environment, stdout=output, stderr=output, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(base + ready_path, any_answer=any_answer)
+        yield base, time.monotonic() - started, process
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def floor_server(
+    workers: int, log: Path
+) -> contextmanager[tuple[str, float, subprocess.Popen[bytes]]]:  # type: ignore[type-arg]
+    pin, _ = cores()
+    command = [*pin, sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", "127.0.0.1:{port}",
+               "benchmarks.floor_app:app"]  # fmt: skip
+    # The floor has no readiness endpoint: any answer (a 405 to GET) means it is up.
+    return server(command, {}, "/v1/move", log, any_answer=True)
+
+
+def service_server(
+    workers: int, log: Path, **env: str
+) -> contextmanager[tuple[str, float, subprocess.Popen[bytes]]]:  # type: ignore[type-arg]
+    pin, _ = cores()
+    command = [*pin, sys.executable, "-m", "service"]
+    return server(command, {"WEB_CONCURRENCY": str(workers), **env}, "/readyz", log)
+
+
+def lua_script(
+    directory: Path, name: str, method: str, requests: list[tuple[str, str | None]]
+) -> Path:
+    """A wrk script cycling through (path, body) requests."""
+    entries = ",\n".join(
+        f"{{{json.dumps(path)}, {'nil' if body is None else json.dumps(body)}}}"
+        for path, body in requests
+    )
+    script = directory / f"{name}.lua"
+    script.write_text(
+        f'wrk.method = "{method}"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        f"local requests = {{\n{entries}\n}}\n"
+        "local i = 0\n"
+        "request = function()\n"
+        "  i = i % #requests + 1\n"
+        "  return wrk.format(nil, requests[i][1], nil, requests[i][2])\n"
+        "end\n"
+    )
+    return script
+
+
+def wrk(base: str, script: Path, seconds: float, connections: int = CONNECTIONS) -> Run:
+    _, pin = cores()
+    output = subprocess.run(
+        [*pin, "wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--latency",
+         "-s", str(script), base],
+        capture_output=True, text=True, check=True, timeout=seconds + 60,
+    ).stdout  # fmt: skip
+
+    def milliseconds(label: str) -> float:
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", output).groups()  # type: ignore[union-attr]
+        return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+    errors = sum(
+        int(count) for count in re.findall(r"(?:connect|read|write|timeout) (\d+)", output)
+    )
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    return Run(
+        per_second=float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),  # type: ignore[union-attr]
+        p50_ms=milliseconds("50%"),
+        p99_ms=milliseconds("99%"),
+        errors=errors + (int(non_2xx.group(1)) if non_2xx else 0),
+    )
+
+
+def workload(seed: int = 2026) -> dict[str, list[tuple[str, str | None]]]:
+    """Realistic requests: legal positions in every encoding, sampled with a fixed seed."""
+    rng = random.Random(seed)
+    positions = rng.sample(legal_positions(Engine.build()), 500)
+    move, query, batch_positions = [], [], []
+    for board, mover in positions:
+        text = board.to_text()
+        encoded: object = rng.choice([
+            text,
+            [cell or None for cell in (c if c != "." else "" for c in text)],
+            [[c if c != "." else 3 * row + col for col, c in enumerate(text[3 * row : 3 * row + 3])]
+             for row in range(3)],
+        ])  # fmt: skip
+        body = {"board": encoded, "player": mover.value}
+        move.append(("/v1/move", json.dumps(body)))
+        query.append((f"/v1/move?board={text}&player={mover.value}", None))
+        batch_positions.append({"board": text, "player": mover.value})
+    loads: dict[str, list[tuple[str, str | None]]] = {"move": move, "get": query}
+    loads["analysis"] = [("/v1/analysis", body) for _, body in move]
+    for size in (1, 10, 100, 1000):
+        bodies = []
+        for start in range(5):
+            chosen = [
+                batch_positions[(start * size + k) % len(batch_positions)] for k in range(size)
+            ]
+            bodies.append(("/v1/moves", json.dumps({"requests": chosen})))
+        loads[f"batch{size}"] = bodies
+    return loads
+
+
+def rss_of_workers(master: subprocess.Popen[bytes]) -> list[float]:
+    """Resident memory of each worker of a gunicorn master, in MB."""
+    children = subprocess.run(
+        ["pgrep", "-P", str(master.pid)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    sizes = []
+    for pid in children:
+        status = Path(f"/proc/{pid}/status").read_text()
+        sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024)  # type: ignore[union-attr]
+    return sizes
+
+
+@dataclass
+class HttpFigures:
+    """Everything the HTTP benchmarks measured."""
+
+    floor: list[Run]
+    service: list[Run]
+    endpoints: dict[str, Run]
+    batches: dict[int, Run]
+    workers: dict[int, Run]
+    worker_classes: dict[str, Run]
+    startup_seconds: list[float]
+    worker_rss_mb: list[float]
+    seconds: float
+
+
+def measure(seconds: float = 8, rounds: int = 3) -> HttpFigures:
+    """Run every HTTP benchmark."""
+    loads = workload()
+    with tempfile.TemporaryDirectory(prefix="bestmove-bench-") as scratch:
+        directory = Path(scratch)
+        log = directory / "servers.log"
+        scripts = {
+            name: lua_script(directory, name, "GET" if name == "get" else "POST", requests)
+            for name, requests in loads.items()
+        }
+        floor_runs, service_runs, startups, rss = [], [], [], []
+        for _ in range(rounds):
+            with floor_server(2, log) as (base, _, _process):
+                wrk(base, scripts["move"], 2)  # warm-up
+                floor_runs.append(wrk(base, scripts["move"], seconds))
+            with service_server(2, log) as (base, ready_after, process):
+                startups.append(ready_after)
+                wrk(base, scripts["move"], 2)
+                service_runs.append(wrk(base, scripts["move"], seconds))
+                rss = rss_of_workers(process)
+        endpoints, batches = {}, {}
+        with service_server(2, log) as (base, _, _process):
+            for name in ("get", "analysis"):
+                wrk(base, scripts[name], 2)
+                endpoints[name] = wrk(base, scripts[name], seconds)
+            for size in (1, 10, 100, 1000):
+                batches[size] = wrk(base, scripts[f"batch{size}"], seconds)
+        workers = {}
+        for count in (1, 2):
+            with service_server(count, log) as (base, _, _process):
+                wrk(base, scripts["move"], 2)
+                workers[count] = wrk(base, scripts["move"], seconds)
+        classes = {"sync": service_runs[-1]}
+        with service_server(2, log, GUNICORN_WORKER_CLASS="gthread", GUNICORN_THREADS="4") as (
+            base,
+            _,
+            _p,
+        ):
+            wrk(base, scripts["move"], 2)
+            classes["gthread (4 threads)"] = wrk(base, scripts["move"], seconds)
+    return HttpFigures(
+        floor_runs, service_runs, endpoints, batches, workers, classes, startups, rss, seconds
+    )
+
+
+if __name__ == "__main__":
+    figures = measure(seconds=float(sys.argv[1]) if len(sys.argv) > 1 else 8)
+    print(figures)
+    print(
+        "throughput ratio",
+        statistics.median(r.per_second for r in figures.service)
+        / statistics.median(r.per_second for r in figures.floor),
+    )
