@@ -9,6 +9,7 @@ service run alternately in the same run, and ratios compare medians.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import random
@@ -44,9 +45,9 @@ class Run:
     errors: int
 
 
-def cores() -> tuple[list[str], list[str]]:
+def cores(pinned: bool = True) -> tuple[list[str], list[str]]:
     """taskset prefixes for the server and the load generator."""
-    if (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
+    if pinned and (os.cpu_count() or 1) >= 2 and shutil.which("taskset"):
         return ["taskset", "-c", "0"], ["taskset", "-c", "1"]
     return [], []
 
@@ -106,9 +107,9 @@ def floor_server(
 
 
 def service_server(
-    workers: int, log: Path, **env: str
+    workers: int, log: Path, pinned: bool = True, **env: str
 ) -> contextmanager[tuple[str, float, subprocess.Popen[bytes]]]:  # type: ignore[type-arg]
-    pin, _ = cores()
+    pin, _ = cores(pinned)
     command = [*pin, sys.executable, "-m", "service"]
     return server(command, {"WEB_CONCURRENCY": str(workers), **env}, "/readyz", log)
 
@@ -135,8 +136,10 @@ def lua_script(
     return script
 
 
-def wrk(base: str, script: Path, seconds: float, connections: int = CONNECTIONS) -> Run:
-    _, pin = cores()
+def wrk(
+    base: str, script: Path, seconds: float, connections: int = CONNECTIONS, pinned: bool = True
+) -> Run:
+    _, pin = cores(pinned)
     output = subprocess.run(
         [*pin, "wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--latency",
          "-s", str(script), base],
@@ -201,6 +204,12 @@ def rss_of_workers(master: subprocess.Popen[bytes]) -> list[float]:
     return sizes
 
 
+def median_run(runs: list[Run]) -> Run:
+    """The run with the median throughput (the lower one of an even count)."""
+    ordered = sorted(runs, key=lambda run: run.per_second)
+    return ordered[(len(ordered) - 1) // 2]
+
+
 @dataclass
 class HttpFigures:
     """Everything the HTTP benchmarks measured."""
@@ -243,19 +252,22 @@ def measure(seconds: float = 8, rounds: int = 3) -> HttpFigures:
                 endpoints[name] = wrk(base, scripts[name], seconds)
             for size in (1, 10, 100, 1000):
                 batches[size] = wrk(base, scripts[f"batch{size}"], seconds)
+        # Workers scale with cores, so here the server may use both (and shares them with wrk).
         workers = {}
         for count in (1, 2):
-            with service_server(count, log) as (base, _, _process):
+            with service_server(count, log, pinned=False) as (base, _, _process):
+                wrk(base, scripts["move"], 2, pinned=False)
+                workers[count] = wrk(base, scripts["move"], seconds, pinned=False)
+        classes = {"sync": median_run(service_runs)}
+        choices = {
+            "gthread, 4 threads": {"GUNICORN_WORKER_CLASS": "gthread", "GUNICORN_THREADS": "4"}
+        }
+        if importlib.util.find_spec("gevent") is not None:
+            choices["gevent"] = {"GUNICORN_WORKER_CLASS": "gevent"}
+        for name, env in choices.items():
+            with service_server(2, log, **env) as (base, _, _process):
                 wrk(base, scripts["move"], 2)
-                workers[count] = wrk(base, scripts["move"], seconds)
-        classes = {"sync": service_runs[-1]}
-        with service_server(2, log, GUNICORN_WORKER_CLASS="gthread", GUNICORN_THREADS="4") as (
-            base,
-            _,
-            _p,
-        ):
-            wrk(base, scripts["move"], 2)
-            classes["gthread (4 threads)"] = wrk(base, scripts["move"], seconds)
+                classes[name] = wrk(base, scripts["move"], seconds)
     return HttpFigures(
         floor_runs, service_runs, endpoints, batches, workers, classes, startups, rss, seconds
     )

@@ -1,4 +1,4 @@
-"""Answers to move requests as JSON bytes; those that can never change, made once per process."""
+"""Answers as JSON bytes; those that can never change, made once per process."""
 
 from __future__ import annotations
 
@@ -8,19 +8,28 @@ from functools import lru_cache
 from service.board import Board, Cell, Mark
 from service.engine import Difficulty, Engine, Outcome
 from service.metrics import Metrics
-from service.schemas import MoveRequest, MoveResponse
+from service.schemas import AnalysisResponse, MoveRequest, MoveResponse
 
 #: Room for every legal board with every `player` (about 17,000): perfect play, cached.
 PERFECT_ANSWERS_CACHED = 32_768
 
 
 class Answers:
-    """Serializes the engine's advice, keeping perfect-play answers: they never change."""
+    """Serializes the engine's answers, keeping those of perfect play: they never change."""
 
     def __init__(self, engine: Engine, metrics: Metrics) -> None:
         self._engine = engine
         self._metrics = metrics
         self._perfect = lru_cache(maxsize=PERFECT_ANSWERS_CACHED)(self._serialize)
+        self._analyses = lru_cache(maxsize=PERFECT_ANSWERS_CACHED)(self._serialize_analysis)
+
+    def analysis(self, request: MoveRequest) -> bytes:
+        """Return the JSON analysis of a request's board: it depends on board and player only."""
+        return self._analyses(request.board, request.player)
+
+    def _serialize_analysis(self, cells: tuple[Cell, ...], player: Mark | None) -> bytes:
+        ranked = self._engine.analyse(Board(cells), player)
+        return AnalysisResponse.from_analysis(ranked).model_dump_json().encode()
 
     def move(self, request: MoveRequest) -> bytes:
         """Return the JSON answer to a move request, and count it by outcome."""

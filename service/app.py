@@ -78,7 +78,7 @@ def _only_for_browsers(app: Flask, hooks_before: list[Any]) -> None:
     (cors_hook,) = [hook for hook in hooks if hook not in hooks_before]
 
     def cors_for_browsers(response: Response) -> Response:
-        if "Origin" not in request.headers:
+        if "HTTP_ORIGIN" not in request.environ:
             return response
         # Flask types hooks as possibly async; flask-cors's is a plain function.
         return cast(Response, cors_hook(response))

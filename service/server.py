@@ -16,7 +16,8 @@ from service.hardening import EVERY_ANSWER
 from service.problems import HTTP_CODES, MALFORMED_REQUEST, PROBLEM_HEADERS, Problem
 from service.settings import DEFAULT_PORT, METRICS_DIR_VARIABLE, boolean, choice, whole_number
 
-WORKER_CLASSES = frozenset({"sync", "gthread"})
+#: gevent needs the optional extra: pip install 'bestmove[gevent]'.
+WORKER_CLASSES = frozenset({"sync", "gthread", "gevent"})
 
 
 def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from service.legality import IllegalPosition
 from service.lifecycle import Lifecycle
 from service.metrics import EXPOSITION_MEDIA_TYPE, Metrics
 from service.problems import Problem, illegal_position, invalid_request
-from service.schemas import AnalysisResponse, BatchRequest, MoveRequest
+from service.schemas import BatchRequest, MoveRequest
 
 api = Blueprint("api", __name__)
 
@@ -73,8 +73,7 @@ def best_move_cacheable() -> Response:
 def analysis() -> Response:
     """Rank every legal move of the posted board, best first, with its line of play."""
     move_request = MoveRequest.model_validate(read_json_body())
-    ranked = services().engine.analyse(move_request.to_board(), move_request.player)
-    return json_response(AnalysisResponse.from_analysis(ranked))
+    return json_response(services().answers.analysis(move_request))
 
 
 @api.post("/v1/moves")

@@ -212,7 +212,7 @@ def test_the_documented_defaults() -> None:
     [
         (
             {"GUNICORN_WORKER_CLASS": "eventlet"},
-            "GUNICORN_WORKER_CLASS must be one of gthread, sync",
+            "GUNICORN_WORKER_CLASS must be one of gevent, gthread, sync",
         ),
         ({"GUNICORN_PRELOAD": "maybe"}, "GUNICORN_PRELOAD must be true or false, not 'maybe'"),
         ({"GUNICORN_MAX_REQUESTS": "-1"}, "GUNICORN_MAX_REQUESTS must be at least 0, not -1"),

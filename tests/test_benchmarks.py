@@ -1,0 +1,72 @@
+"""The benchmarks' own parts work: the baselines are real searches, the workload is valid.
+
+Nothing here is timed: the figures come from `python -m benchmarks`, never from tests.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from benchmarks import engine_bench, http_bench
+from benchmarks.floor_app import app as floor_app
+from service.engine import Engine
+
+
+def test_the_baseline_searches_find_best_moves(engine: Engine) -> None:
+    """Textbook minimax and alpha-beta must be correct, or the ratios would mean nothing."""
+    positions = [
+        (board, mover)
+        for board, mover in engine_bench.legal_positions(engine)
+        if len(board.empty_cells()) <= 6
+    ]
+    for board, mover in random.Random(7).sample(positions, 60):
+        best = engine.evaluate(board, mover).best_moves
+        assert engine_bench.textbook_minimax(board, mover) in best
+        assert engine_bench.alpha_beta(board, mover) in best
+
+
+def test_every_position_of_the_engine_benchmark_is_legal_and_unfinished(engine: Engine) -> None:
+    positions = engine_bench.legal_positions(engine)
+    assert len(positions) == len(set(positions))
+    assert all(not board.status().is_over for board, _ in positions)
+    assert len(positions) > 9000
+
+
+def test_the_floor_answers_a_constant_to_any_json_body() -> None:
+    client = floor_app.test_client()
+    first = client.post("/v1/move", json={"board": "X........"}).get_json()
+    assert client.post("/v1/move", json={"anything": [1, 2]}).get_json() == first
+
+
+@pytest.fixture(scope="module")
+def workload() -> dict[str, list[tuple[str, str | None]]]:
+    return http_bench.workload()
+
+
+def test_the_http_workload_is_answered_200(
+    client: FlaskClient, workload: dict[str, list[tuple[str, str | None]]]
+) -> None:
+    for name, requests in workload.items():
+        for path, body in requests[:25]:
+            if body is None:
+                response = client.get(path)
+            else:
+                response = client.post(path, data=body, content_type="application/json")
+            assert response.status_code == 200, (name, path, body)
+    batch = json.loads(workload["batch1000"][0][1] or "{}")
+    assert len(batch["requests"]) == 1000
+
+
+def test_the_wrk_script_cycles_through_the_requests(tmp_path: Path) -> None:
+    script = http_bench.lua_script(
+        tmp_path, "move", "POST", [("/v1/move", '{"board": "X........"}')]
+    )
+    text = script.read_text()
+    assert 'wrk.method = "POST"' in text
+    assert '{"/v1/move", "{\\"board\\": \\"X........\\"}"}' in text
+    assert "wrk.format(nil, requests[i][1], nil, requests[i][2])" in text
