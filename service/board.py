@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 CELL_COUNT = 9
@@ -113,9 +113,6 @@ class Board:
     def _line_owner(self, line: Iterable[int]) -> Mark | None:
         first, *rest = (self.cells[i] for i in line)
         return first if all(cell is first for cell in rest) else None
-
-    def __iter__(self) -> Iterator[Cell]:
-        return iter(self.cells)
 
 
 def coordinates(index: int) -> tuple[int, int]:

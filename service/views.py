@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from service.answers import Answers
 from service.engine import Engine
@@ -42,10 +42,9 @@ def services() -> Services:
     return found
 
 
-def json_response(body: bytes | BaseModel) -> Response:
-    """Send JSON bytes, or a response model serialized, as application/json."""
-    data = body.model_dump_json() if isinstance(body, BaseModel) else body
-    return Response(data, mimetype="application/json")
+def json_response(body: bytes) -> Response:
+    """Send JSON bytes as application/json."""
+    return Response(body, mimetype="application/json")
 
 
 @api.post("/v1/move")
