@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -75,3 +76,19 @@ def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
         *re.findall(r'_VARIABLE = "([A-Z_]+)"', source),  # METRICS_DIR_VARIABLE = "..."
     }
     assert documented == read
+
+
+def test_the_readmes_example_answers_are_the_real_ones(client: object) -> None:
+    """Each curl example in the README, sent to the app, gets the answer the README shows."""
+    examples = re.findall(r"```console\n\$ curl (.+?)\n```", README, flags=re.DOTALL)
+    assert len(examples) >= 4
+    for example in examples:
+        command, shown = example.split("\n", 1)
+        while command.endswith("\\"):
+            more, shown = shown.split("\n", 1)
+            command = command[:-1] + more
+        path = re.search(r"localhost:8000(/\S*)", command).group(1)  # type: ignore[union-attr]
+        body = re.search(r"-d '(.+)'", command).group(1)  # type: ignore[union-attr]
+        expected = json.loads("".join(line.strip() for line in shown.splitlines()))
+        answer = client.post(path, data=body, content_type="application/json")  # type: ignore[attr-defined]
+        assert answer.get_json() == expected, command
