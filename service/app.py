@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from importlib.resources import files
-from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, Response, request
@@ -18,7 +17,7 @@ from service.engine import Engine
 from service.lifecycle import Lifecycle
 from service.metrics import Metrics
 from service.problems import errors
-from service.settings import METRICS_DIR_VARIABLE, Settings
+from service.settings import Settings
 from service.views import Services, api
 
 
@@ -29,8 +28,7 @@ def create_app(config: Mapping[str, Any] | None = None, *, engine: Engine | None
     app.config.from_mapping(MAX_CONTENT_LENGTH=settings.max_body_bytes)
     if config is not None:
         app.config.update(config)
-    metrics_dir = os.environ.get(METRICS_DIR_VARIABLE)
-    metrics = Metrics(Path(metrics_dir) if metrics_dir else None)
+    metrics = Metrics(settings.metrics_dir)
     engine = engine if engine is not None else Engine.build()
     app.extensions["bestmove"] = Services(
         engine=engine,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 #: The documented upper bound on a request body: far above any real request, far below harm.
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -26,6 +27,8 @@ class Settings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     access_log: bool = True
     cors_origins: tuple[str, ...] = ("*",)
+    #: Set (by `python -m service`) when gunicorn's workers share metrics through files.
+    metrics_dir: Path | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -36,6 +39,9 @@ class Settings:
             ),
             access_log=boolean(environ, "ACCESS_LOG", default=True),
             cors_origins=origins(environ, "CORS_ORIGINS"),
+            metrics_dir=Path(directory)
+            if (directory := _text(environ, METRICS_DIR_VARIABLE))
+            else None,
         )
 
 
