@@ -28,7 +28,7 @@ USER 10001:10001
 EXPOSE 8000
 # Slim images have no curl; the probe is a few lines of the standard library.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["python", "-m", "service.healthcheck"]
+    CMD ["python", "-m", "service.ops.healthcheck"]
 # The same production server as `python -m service` outside a container; it writes only
 # under /tmp, so the root filesystem can be read-only.
 CMD ["python", "-m", "service"]

@@ -1,8 +1,9 @@
 """What each layer of the app costs a request, and the JSON choices, measured in-process.
 
 The apps are called as WSGI callables, without a server or a network, so differences of a
-few microseconds show. The layers are switched off one at a time only here, by patching the
-factory's collaborators, to price them: the shipped service has every one of them on.
+few microseconds show. The layers are switched off one at a time only here, to price them
+(by settings, by taking the API without the process's layer, and for CORS alone by patching
+the factory's collaborator): the shipped service has every one of them on.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from unittest import mock
 from werkzeug.test import create_environ
 
 from benchmarks.floor_app import app as floor_app
-from service import app as app_module
-from service import observability
-from service.app import create_app
-from service.engine import Engine
-from service.json_body import _unique_keys
-from service.schemas import MoveRequest, MoveResponse
+from service.api import app as app_module
+from service.api.json_body import _unique_keys
+from service.api.schemas import MoveRequest, MoveResponse
+from service.game.board import Board
+from service.game.engine import Engine
+from service.ops.settings import Settings
+from service.ops.wsgi import create_service
 
 BODY = b'{"board": "X...O....", "player": "X"}'
 
@@ -69,28 +71,28 @@ def layer_costs() -> dict[str, float]:
     """Microseconds per POST /v1/move: the floor, the service, and the service less a layer."""
     engine = Engine.build()
     results = {"floor app": per_request(floor_app)}
-    variants: dict[str, list[Any]] = {
-        "service as shipped": [],
-        "service as shipped, browser request (Origin)": [],
-        "less the access log": [mock.patch.dict(os.environ, {"ACCESS_LOG": "false"})],
-        "less CORS": [mock.patch.object(app_module, "CORS", return_value=None),
-                      mock.patch.object(app_module, "_only_for_browsers", return_value=None)],
-        "less ids, metrics and log (the WSGI layer)": [
-            mock.patch.object(observability, "install", return_value=None)
-        ],
-    }  # fmt: skip
+    shipped = Settings()
+    variants: dict[str, Callable[[], Any]] = {
+        "service as shipped": lambda: create_service(shipped, engine=engine),
+        "service as shipped, browser request (Origin)": lambda: create_service(
+            shipped, engine=engine
+        ),
+        "less the access log": lambda: create_service(Settings(access_log=False), engine=engine),
+        "less CORS": lambda: _without_cors(lambda: create_service(shipped, engine=engine)),
+        "less ids, metrics and log (the WSGI layer)": lambda: app_module.create_app(
+            shipped.app, engine=engine
+        ),
+    }
     with quiet_stdout():
-        for name, patches in variants.items():
-            for patch in patches:
-                patch.start()
-            try:
-                service = create_app(engine=engine)
-            finally:
-                for patch in patches:
-                    patch.stop()
+        for name, build in variants.items():
             headers = {"Origin": "https://game.example"} if "Origin" in name else None
-            results[name] = per_request(service, headers)
+            results[name] = per_request(build(), headers)
     return results
+
+
+def _without_cors(build: Callable[[], Any]) -> Any:
+    with mock.patch.object(app_module, "CORS", return_value=None):
+        return build()
 
 
 def timed(call: Callable[[], object], count: int = 100_000) -> float:
@@ -109,7 +111,7 @@ def json_choices() -> dict[str, float]:
     text = BODY.decode()
     engine = Engine.build()
     request = MoveRequest.model_validate(json.loads(text))
-    answer = MoveResponse.from_advice(engine.advise(request.to_board(), request.player))
+    answer = MoveResponse.from_advice(engine.advise(Board(request.board), request.player))
     cached = {request.board: answer.model_dump_json().encode()}
     figures = {
         "parse: json.loads refusing repeated keys (shipped)": timed(

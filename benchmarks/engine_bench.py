@@ -13,8 +13,8 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.board import Board, GameStatus, Mark
-from service.engine import WIN_SCORE, Engine
+from service.game.board import Board, GameStatus, Mark
+from service.game.engine import WIN_SCORE, Engine
 
 
 def textbook_minimax(board: Board, mover: Mark) -> int:

@@ -15,21 +15,19 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.engine_bench import legal_positions
-from service.engine import Engine
+from service.game.engine import Engine
+from tests.helpers import search
+from tests.servers import SERVICE_COMMAND, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 CONNECTIONS = 64
@@ -52,53 +50,33 @@ def cores(pinned: bool = True) -> tuple[list[str], list[str]]:
     return [], []
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def wait_ready(url: str, within: float = 30, *, any_answer: bool = False) -> float:
-    """Wait for a 200 from `url` (or, with any_answer, for any HTTP answer at all)."""
-    started = time.monotonic()
-    while time.monotonic() - started < within:
-        try:
-            with urllib.request.urlopen(url, timeout=1) as answer:
-                if answer.status == 200:
-                    return time.monotonic() - started
-        except urllib.error.HTTPError:
-            if any_answer:
-                return time.monotonic() - started
-            time.sleep(0.01)
-        except OSError:
-            time.sleep(0.01)
-    raise SystemExit(f"{url} did not answer within {within} s")
-
-
 @contextmanager
 def server(
     command: list[str], env: dict[str, str], ready_path: str, log: Path, *, any_answer: bool = False
 ) -> Iterator[tuple[str, float, subprocess.Popen[bytes]]]:
     """Start a server; yield its base URL, seconds to ready, and process; stop it after."""
-    port = free_port()
-    environment = {**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"}
-    command = [part.replace("{port}", str(port)) for part in command]
-    started = time.monotonic()
     with log.open("ab") as output:
-        process = subprocess.Popen(command, env=environment, stdout=output, stderr=output, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
+        running = start_server(
+            env,
+            command=command,
+            stdout=output,
+            stderr=output,
+            cwd=ROOT,
+            ready_path=ready_path,
+            any_status=any_answer,
+        )
     try:
-        wait_ready(base + ready_path, any_answer=any_answer)
-        yield base, time.monotonic() - started, process
+        yield running.base_url, running.ready_after, running.process
     finally:
-        process.terminate()
-        process.wait(timeout=60)
+        running.process.terminate()
+        running.process.wait(timeout=60)
 
 
-def floor_server(
-    workers: int, log: Path
-) -> contextmanager[tuple[str, float, subprocess.Popen[bytes]]]:  # type: ignore[type-arg]
+ServerContext = AbstractContextManager[tuple[str, float, "subprocess.Popen[bytes]"]]
+
+
+def floor_server(workers: int, log: Path) -> ServerContext:
+    """Plain gunicorn serving the floor app."""
     pin, _ = cores()
     command = [*pin, sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", "127.0.0.1:{port}",
                "benchmarks.floor_app:app"]  # fmt: skip
@@ -107,11 +85,12 @@ def floor_server(
 
 
 def service_server(
-    workers: int, log: Path, pinned: bool = True, **env: str
-) -> contextmanager[tuple[str, float, subprocess.Popen[bytes]]]:  # type: ignore[type-arg]
+    workers: int, log: Path, *, pinned: bool = True, env: dict[str, str] | None = None
+) -> ServerContext:
+    """The service as shipped, with `workers` workers and any extra environment."""
     pin, _ = cores(pinned)
-    command = [*pin, sys.executable, "-m", "service"]
-    return server(command, {"WEB_CONCURRENCY": str(workers), **env}, "/readyz", log)
+    command = [*pin, *SERVICE_COMMAND]
+    return server(command, {"WEB_CONCURRENCY": str(workers), **(env or {})}, "/readyz", log)
 
 
 def lua_script(
@@ -147,7 +126,7 @@ def wrk(
     ).stdout  # fmt: skip
 
     def milliseconds(label: str) -> float:
-        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)", output).groups()  # type: ignore[union-attr]
+        value, unit = search(rf"{label}\s+([\d.]+)(us|ms|s)", output).groups()
         return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
     errors = sum(
@@ -155,7 +134,7 @@ def wrk(
     )
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     return Run(
-        per_second=float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),  # type: ignore[union-attr]
+        per_second=float(search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
         p50_ms=milliseconds("50%"),
         p99_ms=milliseconds("99%"),
         errors=errors + (int(non_2xx.group(1)) if non_2xx else 0),
@@ -166,7 +145,9 @@ def workload(seed: int = 2026) -> dict[str, list[tuple[str, str | None]]]:
     """Realistic requests: legal positions in every encoding, sampled with a fixed seed."""
     rng = random.Random(seed)
     positions = rng.sample(legal_positions(Engine.build()), 500)
-    move, query, batch_positions = [], [], []
+    move: list[tuple[str, str | None]] = []
+    query: list[tuple[str, str | None]] = []
+    batch_positions = []
     for board, mover in positions:
         text = board.to_text()
         encoded: object = rng.choice([
@@ -182,7 +163,7 @@ def workload(seed: int = 2026) -> dict[str, list[tuple[str, str | None]]]:
     loads: dict[str, list[tuple[str, str | None]]] = {"move": move, "get": query}
     loads["analysis"] = [("/v1/analysis", body) for _, body in move]
     for size in (1, 10, 100, 1000):
-        bodies = []
+        bodies: list[tuple[str, str | None]] = []
         for start in range(5):
             chosen = [
                 batch_positions[(start * size + k) % len(batch_positions)] for k in range(size)
@@ -200,7 +181,7 @@ def rss_of_workers(master: subprocess.Popen[bytes]) -> list[float]:
     sizes = []
     for pid in children:
         status = Path(f"/proc/{pid}/status").read_text()
-        sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024)  # type: ignore[union-attr]
+        sizes.append(int(search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024)
     return sizes
 
 
@@ -265,7 +246,7 @@ def measure(seconds: float = 8, rounds: int = 3) -> HttpFigures:
         if importlib.util.find_spec("gevent") is not None:
             choices["gevent"] = {"GUNICORN_WORKER_CLASS": "gevent"}
         for name, env in choices.items():
-            with service_server(2, log, **env) as (base, _, _process):
+            with service_server(2, log, env=env) as (base, _, _process):
                 wrk(base, scripts["move"], 2)
                 classes[name] = wrk(base, scripts["move"], seconds)
     return HttpFigures(

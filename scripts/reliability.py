@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Load and fault tests against `python -m service` on 127.0.0.1, with hey as the client.
 
-    python scripts/reliability.py load        # 64 connections for 60 s: zero errors, all 2xx
-    python scripts/reliability.py kill-worker # kill -9 a worker under load
-    python scripts/reliability.py sigterm     # SIGTERM the server under load
-    python scripts/reliability.py all --short # a few seconds each, as CI runs them
+    python -m scripts.reliability load        # 64 connections for 60 s: zero errors, all 2xx
+    python -m scripts.reliability kill-worker # kill -9 a worker under load
+    python -m scripts.reliability sigterm     # SIGTERM the server under load
+    python -m scripts.reliability all --short # a few seconds each, as CI runs them
 
 hey reports what the client saw (every status, every error); the server's own JSON access
 log dates every answer to the millisecond, which gives the throughput timeline. Each check
@@ -19,15 +19,17 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+
+import tests.servers
+from tests.helpers import search
+from tests.servers import RunningServer
 
 BODY = b'{"board": "X...O...."}'
 CONNECTIONS = 64
@@ -39,19 +41,19 @@ ERROR_KINDS = {"refused": "connection refused", "reset": "connection reset", "eo
 class Server:
     """A production server started for one check, logging to a file."""
 
-    process: subprocess.Popen[bytes]
-    port: int
+    running: RunningServer
     log: Path
 
     @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self.running.process
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1/move"
+        return f"{self.running.base_url}/v1/move"
 
     def worker_pids(self) -> list[int]:
-        found = subprocess.run(
-            ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True, check=False
-        )
-        return sorted(int(pid) for pid in found.stdout.split())
+        return self.running.worker_pids()
 
     def answered(self) -> list[tuple[float, int]]:
         """Return (time, status) of every move request in the access log (not the probes)."""
@@ -65,36 +67,14 @@ class Server:
         return answers
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def start_server(workdir: Path, **env: str) -> Server:
-    port, log = free_port(), workdir / f"server-{time.monotonic_ns()}.log"
-    environment = {
-        **os.environ,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "2",
-        **env,
-    }
+    log = workdir / f"server-{time.monotonic_ns()}.log"
     with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service"], env=environment, stdout=output, stderr=output
-        )
-    server = Server(process, port, log)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1):
-                return server
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}")
+            running = tests.servers.start_server(env, stdout=output, stderr=output)
+        except RuntimeError as error:
+            raise SystemExit(f"{error}: {log.read_text()[-2000:]}") from None
+    return Server(running, log)
 
 
 @dataclass
@@ -137,7 +117,7 @@ def start_hey(url: str, seconds: float, connections: int, body_file: Path) -> su
 
 def read_hey(process: subprocess.Popen[str]) -> HeyReport:
     output, _ = process.communicate(timeout=600)
-    report = HeyReport(seconds=float(re.search(r"Total:\s+([\d.]+) secs", output).group(1)))  # type: ignore[union-attr]
+    report = HeyReport(seconds=float(search(r"Total:\s+([\d.]+) secs", output).group(1)))
     for status, count in re.findall(r"\[(\d{3})\]\s+(\d+) responses", output):
         report.statuses[int(status)] = int(count)
     errors = output.split("Error distribution:", 1)[1] if "Error distribution:" in output else ""

@@ -1,20 +1,8 @@
-"""bestmove: a stateless JSON API that answers the best tic-tac-toe move."""
+"""bestmove: a stateless JSON API that answers the best tic-tac-toe move.
 
-from __future__ import annotations
+Three layers, each a package, imports running one way: `ops` -> `api` -> `game`.
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from service.app import create_app
-
-__all__ = ["create_app"]
-
-
-def __getattr__(name: str) -> Any:
-    # Imported on first use, so that `python -m service` can prepare the environment the
-    # app's libraries read on import, and the container health probe stays light.
-    if name == "create_app":
-        from service.app import create_app  # noqa: PLC0415
-
-        return create_app
-    raise AttributeError(f"module 'service' has no attribute {name!r}")
+- `service.game`: the rules and the solvers; the standard library only.
+- `service.api`: the HTTP edge; `service.api.create_app` is the application factory.
+- `service.ops`: the process around it: settings, gunicorn, logs, metrics, health probe.
+"""

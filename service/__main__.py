@@ -2,26 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import sys
 
-from service.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
-from service.settings import Settings, SettingsError
+from service.ops.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
+from service.ops.settings import Settings, SettingsError
 
 
 def main() -> None:
     """Serve the app with gunicorn, configured from the environment."""
     try:
         # Fail before gunicorn starts, with one line rather than a traceback per worker.
-        Settings.from_environ(os.environ)
-        settings = gunicorn_settings(os.environ)
+        settings = Settings.from_environ(os.environ)
+        server_settings = gunicorn_settings(os.environ)
     except SettingsError as error:
         sys.exit(f"bestmove: {error}")
-    prepare_metrics_dir(os.environ)
-    # Imported only now: the app's metrics library chooses its storage on import.
-    from service.app import create_app  # noqa: PLC0415
+    metrics_dir = prepare_metrics_dir(os.environ)
+    # Imported only now: the metrics library chooses its storage on import, from the
+    # variable prepare_metrics_dir has just set.
+    from service.ops.wsgi import create_service  # noqa: PLC0415
 
-    ProductionServer(create_app, settings).run()
+    settings = dataclasses.replace(settings, metrics_dir=metrics_dir)
+    ProductionServer(functools.partial(create_service, settings), server_settings).run()
 
 
 if __name__ == "__main__":

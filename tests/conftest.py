@@ -1,4 +1,4 @@
-"""Fixtures: one solved engine per session, a fresh app and client per test."""
+"""Fixtures: one solved engine per session, a fresh service and client per test."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
 
-from service import create_app
-from service.engine import Engine
+from service.game.engine import Engine
+from service.ops.settings import Settings
+from service.ops.wsgi import create_service
+from tests.helpers import ServiceFactory
 
 # CI runs the same examples every time; elsewhere Hypothesis explores new ones. Function
 # fixtures here are read-only (an app, a client), so reusing them across examples is safe.
@@ -33,9 +35,19 @@ def engine() -> Engine:
 
 
 @pytest.fixture
-def app(engine: Engine) -> Flask:
-    """Create an app in testing mode around the shared engine."""
-    return create_app({"TESTING": True}, engine=engine)
+def make_service(engine: Engine) -> ServiceFactory:
+    """Return a factory of services around the shared engine: settings come in as arguments."""
+
+    def make(settings: Settings | None = None, *, engine: Engine = engine) -> Flask:
+        return create_service(settings if settings is not None else Settings(), engine=engine)
+
+    return make
+
+
+@pytest.fixture
+def app(make_service: ServiceFactory) -> Flask:
+    """Create the whole service, as shipped, around the shared engine."""
+    return make_service()
 
 
 @pytest.fixture

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from service.board import Board
+import re
+from collections.abc import Callable
+
+from flask import Flask
+
+from service.game.board import Board
+
+#: Builds a service around the session's engine: `make_service(settings, engine=...)`.
+ServiceFactory = Callable[..., Flask]
 
 
 def board(*rows: str) -> Board:
@@ -10,3 +18,11 @@ def board(*rows: str) -> Board:
     assert len(rows) == 3, rows
     assert all(len(row) == 3 for row in rows), rows
     return Board.from_text("".join(rows))
+
+
+def search(pattern: str, text: str) -> re.Match[str]:
+    """Return the first match of `pattern` in `text`; raise ValueError, quoting it, if none."""
+    found = re.search(pattern, text)
+    if found is None:
+        raise ValueError(f"no {pattern!r} in {text[:500]!r}")
+    return found

@@ -1,4 +1,8 @@
-"""Running `python -m service` for real, on a free loopback port."""
+"""Running `python -m service` (or another server) for real, on a free loopback port.
+
+Shared by the tests, the benchmarks and the reliability scripts: one way to find a port,
+start a server, and wait until it answers.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+SERVICE_COMMAND = (sys.executable, "-m", "service")
 
 
 def free_port() -> int:
@@ -24,10 +33,16 @@ def free_port() -> int:
 
 @dataclass
 class RunningServer:
-    """A production server process and the port it serves on."""
+    """A server process, the port it serves on, and how long it took to answer."""
 
     process: subprocess.Popen[bytes]
     port: int
+    ready_after: float = 0.0
+
+    @property
+    def base_url(self) -> str:
+        """Return the server's address, without a path."""
+        return f"http://127.0.0.1:{self.port}"
 
     def connection(self) -> http.client.HTTPConnection:
         """Open a connection to the server."""
@@ -49,6 +64,13 @@ class RunningServer:
         connection.close()
         return answer
 
+    def worker_pids(self) -> list[int]:
+        """Return the process ids of the server's children: gunicorn's workers."""
+        found = subprocess.run(
+            ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True, check=False
+        )
+        return sorted(int(pid) for pid in found.stdout.split())
+
     def stop(self) -> int:
         """Send SIGTERM and return the exit code."""
         self.process.send_signal(signal.SIGTERM)
@@ -58,10 +80,19 @@ class RunningServer:
 def start_server(
     extra_env: dict[str, str] | None = None,
     *,
+    command: Sequence[str] = SERVICE_COMMAND,
     stdout: IO[bytes] | None = None,
+    stderr: IO[bytes] | None = None,
     cwd: Path | None = None,
+    ready_path: str = "/readyz",
+    any_status: bool = False,
+    within: float = 30,
 ) -> RunningServer:
-    """Start `python -m service` on a free loopback port and wait until it is ready."""
+    """Start a server (by default `python -m service`) on a free loopback port.
+
+    Wait until `ready_path` answers 200 (with `any_status`, any HTTP answer at all). The
+    command may name the port as `{port}`; PORT and HOST are set in its environment.
+    """
     port = free_port()
     env = {
         **os.environ,
@@ -70,16 +101,33 @@ def start_server(
         "WEB_CONCURRENCY": "2",
         **(extra_env or {}),
     }
-    # Without a given stdout, the server's log joins the test's output, shown on failure.
-    process = subprocess.Popen([sys.executable, "-m", "service"], env=env, stdout=stdout, cwd=cwd)
+    started = time.monotonic()
+    # Without a given stdout, the server's log joins the caller's output, shown on failure.
+    process = subprocess.Popen(
+        [part.replace("{port}", str(port)) for part in command],
+        env=env,
+        stdout=stdout,
+        stderr=stderr,
+        cwd=cwd,
+    )
     server = RunningServer(process, port)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited with {process.returncode}"
-        try:
-            if server.request("GET", "/readyz")[0] == 200:
-                return server
-        except OSError:
-            time.sleep(0.05)
+    url = server.base_url + ready_path
+    while time.monotonic() - started < within:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}")
+        if _answers(url, any_status=any_status):
+            server.ready_after = time.monotonic() - started
+            return server
+        time.sleep(0.02)
     process.kill()
-    raise AssertionError("the server did not become ready within 30 s")
+    raise RuntimeError(f"the server did not answer {url} within {within} s")
+
+
+def _answers(url: str, *, any_status: bool) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as answer:
+            return bool(answer.status == 200)
+    except urllib.error.HTTPError:
+        return any_status
+    except OSError:
+        return False

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from service.board import Board, Mark
+from service.game.board import Board, Mark
 
 EMPTY_IN_LISTS = [None, "", " ", "_", "-", "."]
 EMPTY_IN_STRINGS = [" ", "_", "-", "."]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask.testing import FlaskClient
 
-from service.board import Board, Mark
-from service.engine import Engine
+from service.game.board import Board, Mark
+from service.game.engine import Engine
 from tests import reference
 
 

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from benchmarks import engine_bench, http_bench
 from benchmarks.floor_app import app as floor_app
-from service.engine import Engine
+from service.game.engine import Engine
 
 
 def test_the_baseline_searches_find_best_moves(engine: Engine) -> None:

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from service.board import WINNING_LINES, Board, GameStatus, Mark, coordinates
+from service.game.board import WINNING_LINES, Board, GameStatus, Mark, coordinates
 from tests.helpers import board
 
 
@@ -65,7 +65,7 @@ def test_playing_returns_a_new_board_and_leaves_the_old_one_alone() -> None:
 
 def test_a_board_cannot_be_changed_in_place() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        Board().cells = ()  # type: ignore[misc]
+        Board().cells = ()  # type: ignore[misc]  # the very assignment the test expects to fail
 
 
 def test_playing_on_a_taken_cell_is_refused() -> None:

@@ -109,7 +109,7 @@ def test_the_image_runs_as_a_numeric_non_root_user(image: str) -> None:
     config = json.loads(inspected.stdout)
     assert config["User"] == "10001:10001"
     assert config["Cmd"] == ["python", "-m", "service"]
-    assert config["Healthcheck"]["Test"] == ["CMD", "python", "-m", "service.healthcheck"]
+    assert config["Healthcheck"]["Test"] == ["CMD", "python", "-m", "service.ops.healthcheck"]
     whoami = docker("run", "--rm", "--network", "host", "--entrypoint", "id", image, "-u")
     assert whoami.stdout.strip() == "10001"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -9,17 +10,22 @@ from typing import Any
 import pytest
 import schemathesis
 import yaml
+from flask import abort
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from schemathesis.config import SchemathesisConfig
+from werkzeug.exceptions import default_exceptions
 
-from service import create_app
-from service.legality import Illegality
-from service.problems import HTTP_CODES, MALFORMED_REQUEST
+from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
+from service.game.legality import Illegality
+from service.ops.settings import Settings
+from service.ops.wsgi import create_service
+from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+README = (ROOT / "README.md").read_text()
 
 
 def test_the_spec_is_valid_openapi_3_1() -> None:
@@ -27,18 +33,20 @@ def test_the_spec_is_valid_openapi_3_1() -> None:
     validate(SPEC)
 
 
-def test_the_top_level_spec_is_the_one_the_package_serves() -> None:
-    assert (ROOT / "openapi.yaml").read_bytes() == (ROOT / "service" / "openapi.yaml").read_bytes()
+def test_the_top_level_spec_is_a_link_to_the_one_the_package_serves() -> None:
+    """A copy could drift from what is served; a link cannot."""
+    top_level = ROOT / "openapi.yaml"
+    assert top_level.is_symlink()
+    assert top_level.resolve() == (ROOT / "service" / "api" / "openapi.yaml").resolve()
 
 
-def test_every_api_route_of_the_app_is_in_the_spec(client: FlaskClient) -> None:
-    """All but the pages for people: the web page, its files, and the docs."""
+#: The pages for people: the web page, its files, and the docs.
+PAGES = ("api.web_page", "static", "swagger_ui.")
+
+
+def test_every_api_route_of_the_service_is_in_the_spec(client: FlaskClient) -> None:
     app = client.application
-    routes = {
-        rule.rule
-        for rule in app.url_map.iter_rules()
-        if rule.endpoint.startswith("api.") and rule.endpoint != "api.web_page"
-    }
+    routes = {rule.rule for rule in app.url_map.iter_rules() if not rule.endpoint.startswith(PAGES)}
     assert routes == set(SPEC["paths"])
 
 
@@ -98,11 +106,59 @@ def test_documented_problems_are_the_real_problems(
     assert answer == examples_of(SPEC["components"]["responses"]["Unprocessable"])[example]
 
 
+DOCUMENTED_CODES = set(SPEC["components"]["schemas"]["Problem"]["properties"]["code"]["enum"])
+
+
 def test_every_problem_code_the_service_can_give_is_documented() -> None:
-    documented = set(SPEC["components"]["schemas"]["Problem"]["properties"]["code"]["enum"])
-    given = {reason.code for reason in Illegality} | set(HTTP_CODES.values())
-    given |= {"invalid_request", MALFORMED_REQUEST}
-    assert given == documented
+    """The rules' codes, the HTTP layer's, and every code a Problem is raised with in the code."""
+    source = "\n".join(path.read_text() for path in (ROOT / "service").rglob("*.py"))
+    raised = set(re.findall(r'Problem\(\s*\d{3},\s*"([a-z_]+)"', source))
+    given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | raised
+    assert {"malformed_json", "not_ready", "invalid_request", MALFORMED_REQUEST} <= given
+    assert given == DOCUMENTED_CODES
+
+
+def readme_error_statuses() -> set[int]:
+    table = README.split("### Errors", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| ([\d, ]+) \|", table, flags=re.MULTILINE)
+    return {int(status) for row in rows for status in row.split(",")}
+
+
+@pytest.mark.parametrize("status", sorted(default_exceptions))
+def test_every_error_the_framework_can_raise_leaves_as_a_documented_problem(
+    make_service: ServiceFactory, status: int
+) -> None:
+    """Werkzeug's every HTTP error, raised in a view: the envelope, a listed code and status."""
+    app = make_service()
+
+    def fail() -> str:
+        abort(status)
+
+    app.add_url_rule("/failing", "failing", fail)
+    response = app.test_client().get("/failing")
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json()
+    assert (body["status"], body["code"]) == (status, HTTP_CODES[status])
+    assert body["code"] in DOCUMENTED_CODES
+    assert status in readme_error_statuses()
+
+
+@pytest.mark.parametrize("status", [400, 409, 412, 429, 502])
+def test_an_error_status_answered_without_raising_still_leaves_as_a_problem(
+    make_service: ServiceFactory, status: int
+) -> None:
+    """The class behind 412 from a conditional GET: an error answered in another shape."""
+    app = make_service()
+    app.add_url_rule("/plain", "plain", lambda: ("<p>plain</p>", status))
+    response = app.test_client().get("/plain")
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+    assert response.get_json()["code"] == HTTP_CODES[status]
+
+
+def test_the_readme_lists_exactly_the_error_statuses_of_the_http_layer() -> None:
+    assert readme_error_statuses() == set(default_exceptions) == set(HTTP_CODES)
 
 
 # --- schemathesis: generated requests, every check, against the app in-process ---
@@ -110,7 +166,9 @@ def test_every_problem_code_the_service_can_give_is_documented() -> None:
 CONFIG = SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
 # Loaded at collection: schemathesis' fixture-based loader reads a pytest internal that
 # pytest 9.2 removed. The engine is built once for these cases.
-contract = schemathesis.openapi.from_wsgi("/openapi.yaml", create_app(), config=CONFIG)
+contract = schemathesis.openapi.from_wsgi(
+    "/openapi.yaml", create_service(Settings(access_log=False)), config=CONFIG
+)
 
 
 @contract.parametrize()

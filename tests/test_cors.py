@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from service import create_app
-from service.engine import Engine
-from service.settings import Settings, SettingsError
+from service.api.settings import AppSettings
+from service.ops.settings import Settings, SettingsError
+from tests.helpers import ServiceFactory
 
 ORIGIN = "https://game.example"
 ENDPOINTS = [
@@ -58,11 +58,9 @@ def test_a_problem_can_be_read_by_the_page_too(client: FlaskClient) -> None:
     assert response.headers["Access-Control-Allow-Origin"] == "*"
 
 
-def test_the_allowed_origins_come_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, engine: Engine
-) -> None:
-    monkeypatch.setenv("CORS_ORIGINS", "https://a.example, https://b.example")
-    client = create_app(engine=engine).test_client()
+def test_only_the_allowed_origins_get_cors_headers(make_service: ServiceFactory) -> None:
+    origins = ("https://a.example", "https://b.example")
+    client = make_service(Settings(app=AppSettings(cors_origins=origins))).test_client()
     allowed = client.get("/healthz", headers={"Origin": "https://b.example"})
     other = client.get("/healthz", headers={"Origin": "https://evil.example"})
     assert allowed.headers["Access-Control-Allow-Origin"] == "https://b.example"
@@ -79,7 +77,7 @@ def test_the_allowed_origins_come_from_the_environment(
     ],
 )
 def test_origins_are_read_as_a_comma_separated_list(value: str, origins: tuple[str, ...]) -> None:
-    assert Settings.from_environ({"CORS_ORIGINS": value}).cors_origins == origins
+    assert Settings.from_environ({"CORS_ORIGINS": value}).app.cors_origins == origins
 
 
 def test_an_origin_that_is_not_one_is_refused() -> None:

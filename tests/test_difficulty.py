@@ -9,8 +9,9 @@ from collections.abc import Callable
 import pytest
 from flask.testing import FlaskClient
 
-from service.board import Board, GameStatus, Mark
-from service.engine import HARD_RANDOM_SHARE, Difficulty, Engine
+from service.game.board import Board, GameStatus, Mark
+from service.game.difficulty import HARD_RANDOM_SHARE, Difficulty
+from service.game.engine import Engine
 from tests import reference
 from tests.helpers import board
 

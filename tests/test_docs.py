@@ -7,13 +7,15 @@ import re
 
 from flask.testing import FlaskClient
 
+from tests.helpers import search
+
 
 def test_the_docs_page_is_swagger_ui_on_the_served_contract(client: FlaskClient) -> None:
     response = client.get("/docs/")
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     html = response.get_data(as_text=True)
-    config = json.loads(re.search(r"var user_config = (\{.*?\});", html).group(1))  # type: ignore[union-attr]
+    config = json.loads(search(r"var user_config = (\{.*?\});", html).group(1))
     assert config["url"] == "/openapi.yaml"
     # No validator badge: it would send the contract to a public web service.
     assert config["validatorUrl"] is None

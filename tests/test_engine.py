@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.board import Board, GameStatus, Mark
-from service.engine import Engine, Outcome
-from service.legality import Illegality, IllegalPosition, check_board, side_to_move
+from service.game.board import Board, GameStatus, Mark
+from service.game.engine import Engine, Outcome
+from service.game.legality import Illegality, IllegalPosition, check_board, side_to_move
 from tests import reference
 from tests.helpers import board
 

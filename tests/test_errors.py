@@ -8,9 +8,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service import create_app
-from service.board import Board
-from service.engine import Engine, MoveAdvice
+from service.api.settings import AppSettings
+from service.game.board import Board
+from service.game.engine import Engine, MoveAdvice
+from service.ops.settings import Settings
+from tests.helpers import ServiceFactory
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "code"}
 
@@ -91,11 +93,8 @@ def test_a_body_at_the_limit_is_read(client: FlaskClient) -> None:
     assert response.status_code == 200
 
 
-def test_the_limit_can_be_lowered_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, engine: Engine
-) -> None:
-    monkeypatch.setenv("MAX_BODY_BYTES", "64")
-    client = create_app(engine=engine).test_client()
+def test_the_limit_can_be_lowered(make_service: ServiceFactory) -> None:
+    client = make_service(Settings(app=AppSettings(max_body_bytes=64))).test_client()
     response = client.post("/v1/move", json={"board": "X........", "player": None, "x": "y" * 40})
     assert_problem(response, 413, "body_too_large")
 
@@ -132,8 +131,8 @@ class ExplodingEngine(Engine):
 
 
 @pytest.fixture
-def broken_app() -> Flask:
-    return create_app(engine=ExplodingEngine({}))
+def broken_app(make_service: ServiceFactory) -> Flask:
+    return make_service(engine=ExplodingEngine({}))
 
 
 def test_an_unforeseen_failure_is_a_500_without_internals(

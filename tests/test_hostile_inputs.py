@@ -77,7 +77,7 @@ def test_in_process(client: FlaskClient, entry: dict[str, Any]) -> None:
     response = client.open(
         entry["path"], method=entry["method"], data=body_of(entry), headers=entry.get("headers", {})
     )
-    assert_helpful_problem(entry, response.status_code, response.mimetype, response.data)
+    assert_helpful_problem(entry, response.status_code, response.mimetype or "", response.data)
     assert client.post("/v1/move", json=NORMAL).get_json()["move"] == 1
 
 
@@ -91,11 +91,11 @@ def server() -> Iterator[RunningServer]:
 def send(server: RunningServer, entry: dict[str, Any]) -> tuple[int, str, bytes]:
     """Send one corpus request over a real socket; return status, media type and body."""
     if entry["method"] == "RAW":
-        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
-            connection.sendall("".join(text * times for text, times in entry["raw"]).encode())
-            response = http.client.HTTPResponse(connection)
-            response.begin()
-            return response.status, response.getheader("Content-Type", ""), response.read()
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw_socket:
+            raw_socket.sendall("".join(text * times for text, times in entry["raw"]).encode())
+            answer = http.client.HTTPResponse(raw_socket)
+            answer.begin()
+            return answer.status, answer.getheader("Content-Type", ""), answer.read()
     connection = server.connection()
     try:
         connection.request(

@@ -11,10 +11,10 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import create_environ, run_wsgi_app
 
-from service import create_app
-from service.engine import Engine
-from service.problems import DISCARD_LIMIT
-from service.server import gunicorn_settings
+from service.api.errors import DISCARD_LIMIT
+from service.game.engine import Engine
+from service.ops.server import gunicorn_settings
+from service.ops.wsgi import create_service
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_every_answer_forbids_content_sniffing(
     client: FlaskClient, method: str, path: str, kwargs: dict[str, object]
 ) -> None:
-    with client.open(path, method=method, **kwargs) as response:  # type: ignore[arg-type]
+    with client.open(path, method=method, **kwargs) as response:  # type: ignore[arg-type]  # json=, data= or headers=, by row
         assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
@@ -58,7 +58,7 @@ def test_a_304_forbids_content_sniffing_too(client: FlaskClient) -> None:
 
 
 def test_no_shipped_configuration_runs_in_debug_mode(engine: Engine) -> None:
-    app = create_app(engine=engine)
+    app = create_service(engine=engine)
     assert app.debug is False
     assert app.testing is False
     assert "reload" not in gunicorn_settings({})
@@ -67,7 +67,7 @@ def test_no_shipped_configuration_runs_in_debug_mode(engine: Engine) -> None:
         for path in [
             ROOT / "Dockerfile",
             *sorted((ROOT / "deploy").rglob("*.yaml")),
-            *sorted((ROOT / "service").glob("*.py")),
+            *sorted((ROOT / "service").rglob("*.py")),
         ]
     )
     # Flask's development server is app.run(); gunicorn's is ProductionServer(...).run().
@@ -83,7 +83,7 @@ class CountingStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]
+    def readinto(self, buffer: bytearray) -> int:  # type: ignore[override]  # a bytearray is all it is given
         buffer[:] = b" " * len(buffer)
         self.read_so_far += len(buffer)
         return len(buffer)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.board import Board, Mark
-from service.legality import Illegality, IllegalPosition, check_board, side_to_move
+from service.game.board import Board, Mark
+from service.game.legality import Illegality, IllegalPosition, check_board, side_to_move
 from tests import reference
 from tests.helpers import board
 

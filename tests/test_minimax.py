@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from service.minimax import Verdict, backed_up, solve
+from service.game.minimax import Verdict, backed_up, solve
 
 Path = tuple[int, ...]
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service import create_app
-from service.engine import Engine
-from service.observability import RequestIds
+from service.ops.observability import RequestIds
+from service.ops.settings import Settings
+from tests.helpers import ServiceFactory
 
 MADE_ID = re.compile(r"[0-9a-f]{16}-[0-9a-f]+")
 
@@ -78,11 +78,10 @@ def test_each_request_is_logged_once_with_what_an_operator_needs(
 
 
 def test_the_access_log_can_be_turned_off(
-    monkeypatch: pytest.MonkeyPatch, engine: Engine, capfd: pytest.CaptureFixture[str]
+    make_service: ServiceFactory, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("ACCESS_LOG", "false")
     capfd.readouterr()
-    create_app(engine=engine).test_client().get("/healthz")
+    make_service(Settings(access_log=False)).test_client().get("/healthz")
     assert access_lines(capfd) == []
 
 
@@ -144,8 +143,8 @@ def test_metrics_are_prometheus_text(client: FlaskClient) -> None:
     )
 
 
-def test_two_apps_in_one_process_keep_their_own_counts(engine: Engine) -> None:
-    first, second = create_app(engine=engine).test_client(), create_app(engine=engine).test_client()
+def test_two_apps_in_one_process_keep_their_own_counts(make_service: ServiceFactory) -> None:
+    first, second = make_service().test_client(), make_service().test_client()
     first.post("/v1/move", json={"board": "X........"})
     text = second.get("/metrics").get_data(as_text=True)
     assert metric(text, "bestmove_moves_total", outcome="draw") == 0

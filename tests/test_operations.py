@@ -6,9 +6,9 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from service import create_app
-from service.board import Board, Mark
-from service.engine import Engine, Evaluation
+from service.game.board import Board, Mark
+from service.game.engine import Engine, Evaluation
+from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,18 +40,21 @@ class CrashingEngine(Engine):
         raise KeyError(board)
 
 
-def test_not_ready_while_the_solver_answers_wrongly(engine: Engine) -> None:
+def test_not_ready_while_the_solver_answers_wrongly(
+    engine: Engine, make_service: ServiceFactory
+) -> None:
     wrong = WrongEngine(engine._table)
-    response = create_app(engine=wrong).test_client().get("/readyz")
+    response = make_service(engine=wrong).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.mimetype == "application/problem+json"
     assert response.get_json()["code"] == "not_ready"
     # Liveness does not depend on the solver.
-    assert create_app(engine=wrong).test_client().get("/healthz").status_code == 200
+    assert make_service(engine=wrong).test_client().get("/healthz").status_code == 200
 
 
-def test_not_ready_while_the_solver_fails(engine: Engine) -> None:
-    response = create_app(engine=CrashingEngine(engine._table)).test_client().get("/readyz")
+def test_not_ready_while_the_solver_fails(engine: Engine, make_service: ServiceFactory) -> None:
+    crashing = CrashingEngine(engine._table)
+    response = make_service(engine=crashing).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.get_json()["code"] == "not_ready"
 

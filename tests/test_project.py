@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.helpers import search
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -50,26 +56,62 @@ def test_the_wheel_carries_the_contract_it_serves(tmp_path: Path) -> None:
     (wheel,) = tmp_path.glob("bestmove-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-        assert archive.read("service/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
-    assert {"service/__init__.py", "service/__main__.py", "service/engine.py"} <= names
+        assert archive.read("service/api/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
+    assert {
+        "service/__main__.py",
+        "service/game/engine.py",
+        "service/api/app.py",
+        "service/api/static/index.html",
+        "service/ops/server.py",
+    } <= names
     assert not any(name.startswith("tests/") for name in names)
 
 
-def test_the_domain_imports_neither_flask_nor_pydantic() -> None:
-    for module in ("board", "legality", "minimax", "engine"):
-        source = (ROOT / "service" / f"{module}.py").read_text()
-        imports = re.findall(r"^(?:from|import) (\S+)", source, flags=re.MULTILINE)
-        assert not [
-            name for name in imports if name.split(".")[0] in {"flask", "pydantic", "werkzeug"}
-        ]
+def imported_modules(package: str) -> dict[str, set[str]]:
+    """Return, for every module of a service package, the top modules it imports."""
+    found = {}
+    for path in sorted((ROOT / "service" / package).rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+def test_the_game_imports_only_the_standard_library_and_itself() -> None:
+    """No Flask, Werkzeug or Pydantic in the rules and solvers: whatever files the folder holds."""
+    allowed = set(sys.stdlib_module_names) | {"numpy"}
+    for module, names in imported_modules("game").items():
+        outside = {name for name in names if not name.startswith("service.game")}
+        assert {name.split(".")[0] for name in outside} <= allowed, module
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"), [("game", ("service.api", "service.ops")), ("api", ("service.ops",))]
+)
+def test_imports_run_one_way_ops_to_api_to_game(package: str, forbidden: tuple[str, ...]) -> None:
+    for module, names in imported_modules(package).items():
+        assert not {name for name in names if name.startswith(forbidden)}, module
+
+
+def test_every_module_of_the_package_lives_in_a_layer() -> None:
+    top_level = {path.name for path in (ROOT / "service").glob("*.py")}
+    assert top_level == {"__init__.py", "__main__.py"}
 
 
 def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
     table = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `([A-Z_]+)` \|", table, flags=re.MULTILINE))
-    # The modules that read configuration (observability.py reads WSGI environs, not settings).
-    readers = ["settings.py", "server.py", "app.py", "__main__.py", "healthcheck.py"]
-    source = "\n".join((ROOT / "service" / name).read_text() for name in readers)
+    # Every module, but the observing layer: it reads WSGI environs, not the process's.
+    source = "\n".join(
+        path.read_text()
+        for path in (ROOT / "service").rglob("*.py")
+        if path.name != "observability.py"
+    )
     read = {
         *re.findall(r'environ,\s*"([A-Z_]+)"', source),  # whole_number(environ, "PORT", ...)
         *re.findall(r'environ\.get\("([A-Z_]+)"', source),  # environ.get("HOST", ...)
@@ -78,7 +120,7 @@ def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
     assert documented == read
 
 
-def test_the_readmes_example_answers_are_the_real_ones(client: object) -> None:
+def test_the_readmes_example_answers_are_the_real_ones(client: FlaskClient) -> None:
     """Each curl example in the README, sent to the app, gets the answer the README shows."""
     examples = re.findall(r"```console\n\$ curl (.+?)\n```", README, flags=re.DOTALL)
     assert len(examples) >= 4
@@ -87,8 +129,8 @@ def test_the_readmes_example_answers_are_the_real_ones(client: object) -> None:
         while command.endswith("\\"):
             more, shown = shown.split("\n", 1)
             command = command[:-1] + more
-        path = re.search(r"localhost:8000(/\S*)", command).group(1)  # type: ignore[union-attr]
-        body = re.search(r"-d '(.+)'", command).group(1)  # type: ignore[union-attr]
+        path = search(r"localhost:8000(/\S*)", command).group(1)
+        body = search(r"-d '(.+)'", command).group(1)
         expected = json.loads("".join(line.strip() for line in shown.splitlines()))
-        answer = client.post(path, data=body, content_type="application/json")  # type: ignore[attr-defined]
+        answer = client.post(path, data=body, content_type="application/json")
         assert answer.get_json() == expected, command

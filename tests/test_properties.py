@@ -13,8 +13,9 @@ from flask.testing import FlaskClient
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.board import Board, Mark
-from service.engine import Difficulty, Engine
+from service.game.board import Board, Mark
+from service.game.difficulty import Difficulty
+from service.game.engine import Engine
 from tests.strategies import SYMMETRIES, encodings, positions, transformed
 
 

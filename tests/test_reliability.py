@@ -26,9 +26,10 @@ def hey() -> str:
 @pytest.mark.parametrize("check", ["load", "kill-worker", "sigterm"])
 def test_the_service_survives(hey: str, check: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "reliability.py"), check, "--short"],
+        [sys.executable, "-m", "scripts.reliability", check, "--short"],
         capture_output=True,
         text=True,
+        cwd=ROOT,
         timeout=300,
         check=False,
     )

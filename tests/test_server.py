@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.server import gunicorn_settings
-from service.settings import SettingsError
+from service.ops.server import gunicorn_settings
+from service.ops.settings import SettingsError
 from tests.servers import RunningServer, free_port, start_server
 
 
@@ -140,7 +140,7 @@ def test_a_bad_setting_stops_the_server_with_one_line(
 
 def run_healthcheck(port: int) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.healthcheck"],
+        [sys.executable, "-m", "service.ops.healthcheck"],
         env={**os.environ, "PORT": str(port)},
         capture_output=True,
         text=True,

@@ -14,8 +14,9 @@ import pytest
 from flask import Flask
 from werkzeug.serving import make_server
 
-from service import create_app
-from service.engine import Engine
+from service.game.engine import Engine
+from service.ops.settings import Settings
+from service.ops.wsgi import create_service
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test extra")
 
@@ -39,7 +40,7 @@ TURN_OR_END = re.compile(r"^(Your turn|You win|You lose|Draw)")
 @pytest.fixture(scope="module")
 def served(engine: Engine) -> Iterator[tuple[str, Flask]]:
     """Serve the app on a free loopback port for the browser."""
-    app = create_app(engine=engine)
+    app = create_service(Settings(access_log=False), engine=engine)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -68,11 +69,13 @@ class Page:
         self.base_url = base_url
         self.errors: list[str] = []
         self.outside_requests: list[str] = []
-        page.on(
-            "console", lambda message: message.type == "error" and self.errors.append(message.text)
-        )
+        page.on("console", self._keep_console_error)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.on("request", self._note_request)
+
+    def _keep_console_error(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
 
     def _note_request(self, request: Any) -> None:
         if not request.url.startswith((self.base_url, "data:")):

@@ -8,7 +8,7 @@ from typing import Any
 from flask import request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from service.problems import Problem
+from service.api.problems import Problem
 
 
 class _NotJson(ValueError):
@@ -56,13 +56,13 @@ def read_json_body() -> Any:
 
 def _chunked_body_went_on(length_read: int) -> bool:
     # Werkzeug stops reading a body of undeclared length at the limit without saying so;
-    # one more byte from the server's stream tells whether the body was longer.
+    # one more byte from the server's stream tells whether the body was longer. A declared
+    # length, nearly every request's, was checked against the limit before reading.
+    if request.content_length is not None:
+        return False
     limit = request.max_content_length
     return (
-        request.content_length is None
-        and limit is not None
-        and length_read >= limit
-        and bool(request.environ["wsgi.input"].read(1))
+        limit is not None and length_read >= limit and bool(request.environ["wsgi.input"].read(1))
     )
 
 

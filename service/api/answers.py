@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
 
-from service.board import Board, Cell, Mark
-from service.engine import Difficulty, Engine, Outcome
-from service.metrics import Metrics
-from service.schemas import AnalysisResponse, MoveRequest, MoveResponse
+from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
+from service.game.board import Board, Cell, Mark
+from service.game.difficulty import Difficulty
+from service.game.engine import Engine, Outcome
 
 #: Room for every legal board with every `player` (about 17,000): perfect play, cached.
 PERFECT_ANSWERS_CACHED = 32_768
+
+#: Told the mover's outcome of every move answered (None: the game was already over).
+AnswerListener = Callable[[Outcome | None], None]
 
 
 class Answers:
     """Serializes the engine's answers, keeping those of perfect play: they never change."""
 
-    def __init__(self, engine: Engine, metrics: Metrics) -> None:
+    def __init__(self, engine: Engine, on_answer: AnswerListener | None = None) -> None:
         self._engine = engine
-        self._metrics = metrics
+        self._on_answer = on_answer
         self._perfect = lru_cache(maxsize=PERFECT_ANSWERS_CACHED)(self._serialize)
         self._analyses = lru_cache(maxsize=PERFECT_ANSWERS_CACHED)(self._serialize_analysis)
 
@@ -32,14 +36,15 @@ class Answers:
         return AnalysisResponse.from_analysis(ranked).model_dump_json().encode()
 
     def move(self, request: MoveRequest) -> bytes:
-        """Return the JSON answer to a move request, and count it by outcome."""
+        """Return the JSON answer to a move request, and tell the listener its outcome."""
         if request.difficulty is Difficulty.PERFECT:
             body, outcome = self._perfect(request.board, request.player)
         else:
             body, outcome = self._serialize(
                 request.board, request.player, request.difficulty, request.seed
             )
-        self._metrics.count_move(outcome)
+        if self._on_answer is not None:
+            self._on_answer(outcome)
         return body
 
     def _serialize(

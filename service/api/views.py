@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 from pydantic import ValidationError
 
-from service.answers import Answers
-from service.engine import Engine
-from service.json_body import read_json_body
-from service.legality import IllegalPosition
-from service.lifecycle import Lifecycle
-from service.metrics import EXPOSITION_MEDIA_TYPE, Metrics
-from service.problems import Problem, illegal_position, invalid_request
-from service.schemas import BatchRequest, MoveRequest
+from service.api.json_body import read_json_body
+from service.api.problems import Problem, illegal_position, invalid_request
+from service.api.schemas import BatchRequest, MoveRequest
+from service.api.services import services
+from service.game.legality import IllegalPosition
 
 api = Blueprint("api", __name__)
 
@@ -23,23 +19,6 @@ api = Blueprint("api", __name__)
 FOREVER = "public, max-age=31536000, immutable"
 #: The web page may load only what the service itself serves.
 PAGE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
-
-
-@dataclass(frozen=True, slots=True)
-class Services:
-    """What the views share, built once by the app factory."""
-
-    engine: Engine
-    answers: Answers
-    openapi_document: bytes
-    metrics: Metrics
-    lifecycle: Lifecycle
-
-
-def services() -> Services:
-    """Return the current app's shared services."""
-    found: Services = current_app.extensions["bestmove"]
-    return found
 
 
 def json_response(body: bytes) -> Response:
@@ -106,12 +85,6 @@ def readiness() -> dict[str, str]:
     if not services().engine.answers_known_position():
         raise Problem(503, "not_ready", "the solver does not answer a known position correctly")
     return {"status": "ready"}
-
-
-@api.get("/metrics")
-def metrics() -> Response:
-    """Expose the metrics of every worker in Prometheus text format."""
-    return Response(services().metrics.exposition(), content_type=EXPOSITION_MEDIA_TYPE)
 
 
 @api.get("/openapi.yaml")

@@ -76,10 +76,6 @@ class Board:
         """Return the board as nine characters: X, O, or '.' for an empty cell."""
         return "".join("." if cell is None else cell.value for cell in self.cells)
 
-    def __str__(self) -> str:
-        text = self.to_text()
-        return "/".join(text[start : start + SIDE] for start in range(0, CELL_COUNT, SIDE))
-
     def count(self, mark: Mark) -> int:
         """Return how many cells hold `mark`."""
         return self.cells.count(mark)

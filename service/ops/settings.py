@@ -1,13 +1,13 @@
-"""The service's settings, read from the environment once, at start-up."""
+"""The service's settings, read from the environment once, where the process starts."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-#: The documented upper bound on a request body: far above any real request, far below harm.
-DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+from service.api.settings import DEFAULT_MAX_BODY_BYTES, AppSettings
+
 DEFAULT_PORT = 8000
 #: Where gunicorn's workers share their metrics; prometheus_client reads it on import.
 METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
@@ -22,11 +22,10 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the app itself lets an operator tune without changing code."""
+    """What an operator tunes without changing code: the app's settings and the process's."""
 
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    app: AppSettings = field(default_factory=AppSettings)
     access_log: bool = True
-    cors_origins: tuple[str, ...] = ("*",)
     #: Set (by `python -m service`) when gunicorn's workers share metrics through files.
     metrics_dir: Path | None = None
 
@@ -34,11 +33,16 @@ class Settings:
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         """Read the settings from environment variables, falling back to the defaults."""
         return cls(
-            max_body_bytes=whole_number(
-                environ, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, maximum=DEFAULT_MAX_BODY_BYTES
+            app=AppSettings(
+                max_body_bytes=whole_number(
+                    environ,
+                    "MAX_BODY_BYTES",
+                    DEFAULT_MAX_BODY_BYTES,
+                    maximum=DEFAULT_MAX_BODY_BYTES,
+                ),
+                cors_origins=origins(environ, "CORS_ORIGINS"),
             ),
             access_log=boolean(environ, "ACCESS_LOG", default=True),
-            cors_origins=origins(environ, "CORS_ORIGINS"),
             metrics_dir=Path(directory)
             if (directory := _text(environ, METRICS_DIR_VARIABLE))
             else None,

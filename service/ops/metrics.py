@@ -13,7 +13,7 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from service.engine import Outcome
+from service.game.engine import Outcome
 
 EXPOSITION_MEDIA_TYPE = CONTENT_TYPE_LATEST
 
@@ -73,6 +73,7 @@ class Metrics:
             return generate_latest(self.registry)
         # Each worker writes its own file; a fresh registry reads them all at scrape time.
         combined = CollectorRegistry()
-        # prometheus_client leaves its multiprocess helpers unannotated.
-        MultiProcessCollector(combined, path=str(self.multiprocess_dir))  # type: ignore[no-untyped-call]
+        MultiProcessCollector(  # type: ignore[no-untyped-call]  # prometheus_client: unannotated
+            combined, path=str(self.multiprocess_dir)
+        )
         return generate_latest(combined)

@@ -9,7 +9,7 @@ import os
 import sys
 import urllib.request
 
-from service.settings import DEFAULT_PORT, SettingsError, whole_number
+from service.ops.settings import DEFAULT_PORT, SettingsError, whole_number
 
 
 def main() -> int:

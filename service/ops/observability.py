@@ -1,8 +1,8 @@
-"""Request ids, the JSON access log, request metrics, and the headers every answer carries.
+"""Request ids, the JSON access log and request metrics, in one WSGI layer around the app.
 
-One thin WSGI layer around the whole app, so it also sees 404s, 405s and 500s, and kept
-cheap because every request pays for it: no per-request system randomness, no logging
-machinery, one write per access line.
+One thin layer around the whole app, so it also sees 404s, 405s and 500s, and kept cheap
+because every request pays for it: no per-request system randomness, no logging machinery,
+one write per access line.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from flask import Flask
+from flask import Flask, Response
 
-from service.hardening import EVERY_ANSWER
-from service.metrics import Metrics
+from service.ops.metrics import EXPOSITION_MEDIA_TYPE, Metrics
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -63,13 +61,26 @@ class AccessLog:
 
     def __init__(self, fd: int = 1) -> None:
         self._fd = fd
+        # The formatted date and time of the current second, made once a second rather than
+        # once a line; one tuple, so that threads never read a second with another's text.
+        self._second: tuple[int, str] = (-1, "")
+
+    def timestamp(self) -> str:
+        """Return the current UTC time, ISO 8601 to the millisecond."""
+        now = time.time()
+        second = int(now)
+        cached_second, text = self._second
+        if second != cached_second:
+            text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = (second, text)
+        return f"{text}.{int((now - second) * 1000):03d}+00:00"
 
     def write(self, request_id: str, method: str, path: str, status: int, seconds: float) -> None:
         """Log one answered request."""
         # The request id is already plain (RequestIds); the method and the path are quoted
         # as they are when nothing in them needs escaping, which is nearly always.
         line = (
-            f'{{"time":"{datetime.now(UTC).isoformat(timespec="milliseconds")}",'
+            f'{{"time":"{self.timestamp()}",'
             f'"request_id":"{request_id}","method":{_json_string(method)},'
             f'"path":{_json_string(path)},"status":{status},"duration_ms":{seconds * 1000:.3f}}}\n'
         )
@@ -107,7 +118,7 @@ def endpoint_labels(app: Flask) -> Callable[[str], str]:
 
 
 class Observed:
-    """The WSGI layer: id, time, count and log every request; add the common headers."""
+    """The WSGI layer: id, time, count and log every request."""
 
     def __init__(
         self,
@@ -128,7 +139,6 @@ class Observed:
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             statuses.append(int(status[:3]))
             headers.append((REQUEST_ID_HEADER, request_id))
-            headers.extend(EVERY_ANSWER.items())
             return start_response(status, headers, exc_info)
 
         answer = self._app(environ, start)
@@ -141,8 +151,16 @@ class Observed:
         return answer
 
 
-def install(app: Flask, metrics: Metrics, *, log_access: bool) -> None:
-    """Wrap the app's WSGI entry point in the observing layer."""
-    app.wsgi_app = Observed(  # type: ignore[method-assign]
-        app.wsgi_app, metrics, AccessLog() if log_access else None, endpoint_labels(app)
+def observe(app: Flask, metrics: Metrics, log: AccessLog | None) -> None:
+    """Serve the metrics at /metrics, and wrap the app in the observing layer."""
+
+    def exposition() -> Response:
+        """Expose the metrics of every worker in Prometheus text format."""
+        return Response(metrics.exposition(), content_type=EXPOSITION_MEDIA_TYPE)
+
+    app.add_url_rule("/metrics", "metrics", exposition, methods=["GET"])
+    # Flask's documented way to add WSGI middleware; last, so that the layer knows every
+    # route for its metric labels.
+    app.wsgi_app = Observed(  # type: ignore[method-assign]  # mypy forbids it; Flask asks for it
+        app.wsgi_app, metrics, log, endpoint_labels(app)
     )

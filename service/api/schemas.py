@@ -15,8 +15,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from service.board import CELL_COUNT, SIDE, Board, GameStatus, Mark
-from service.engine import Analysis, Difficulty, MoveAdvice, Outcome, RankedMove
+from service.game.board import CELL_COUNT, SIDE, GameStatus, Mark
+from service.game.difficulty import Difficulty
+from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
 
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
@@ -139,10 +140,6 @@ class MoveRequest(BaseModel):
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
     difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
     seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
-
-    def to_board(self) -> Board:
-        """Return the domain board."""
-        return Board(self.board)
 
     @property
     def deterministic(self) -> bool:

@@ -8,14 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from service.board import Board, GameStatus, Mark, coordinates
-from service.legality import IllegalPosition, check_board, side_to_move
-from service.minimax import Verdict, backed_up, solve
+from service.game.board import Board, GameStatus, Mark, coordinates
+from service.game.difficulty import Difficulty, choose_move
+from service.game.legality import IllegalPosition, check_board, side_to_move
+from service.game.minimax import Verdict, backed_up, solve
 
 #: The score of winning on the spot; each further ply to the end of the game costs one.
 WIN_SCORE = 10
-#: The share of moves the "hard" level plays as "medium" does instead of perfectly.
-HARD_RANDOM_SHARE = 0.2
 
 #: A board and the side to move on it.
 Position = tuple[Board, Mark]
@@ -34,15 +33,6 @@ class Outcome(enum.Enum):
         if score > 0:
             return cls.WIN
         return cls.LOSS if score < 0 else cls.DRAW
-
-
-class Difficulty(enum.Enum):
-    """How well the engine plays: only "perfect" is deterministic."""
-
-    PERFECT = "perfect"
-    HARD = "hard"
-    MEDIUM = "medium"
-    EASY = "easy"
 
 
 def plies_to_end(score: int, empty_cells: int) -> int:
@@ -75,17 +65,23 @@ class TicTacToe:
 
 
 @dataclass(frozen=True, slots=True)
-class Evaluation:
-    """The value of a position in progress for the side to move, under perfect play."""
+class Scored:
+    """Something with a depth-aware score for its mover: a position or a move."""
 
     score: int
-    best_moves: tuple[int, ...]
-    empty_cells: int
 
     @property
     def outcome(self) -> Outcome:
-        """Return whether the side to move wins, draws or loses."""
+        """Return whether the mover wins, draws or loses under perfect play."""
         return Outcome.of(self.score)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation(Scored):
+    """The value of a position in progress for the side to move, under perfect play."""
+
+    best_moves: tuple[int, ...]
+    empty_cells: int
 
     @property
     def plies_to_end(self) -> int:
@@ -94,17 +90,11 @@ class Evaluation:
 
 
 @dataclass(frozen=True, slots=True)
-class MoveValue:
+class MoveValue(Scored):
     """One legal move and what it is worth to its mover under perfect play after it."""
 
     move: int
-    score: int
     plies_to_end: int
-
-    @property
-    def outcome(self) -> Outcome:
-        """Return whether this move wins, draws or loses for its mover."""
-        return Outcome.of(self.score)
 
     @property
     def coordinates(self) -> tuple[int, int]:
@@ -203,14 +193,18 @@ class Engine:
         after = board.play(move, side_to_move)
         # The table holds finished positions too, valued for the side that would move next.
         score = backed_up(self._table[after, side_to_move.opponent].value, ply_cost=1)
-        return MoveValue(move, score, plies_to_end(score, len(board.empty_cells())))
+        return MoveValue(
+            score=score, move=move, plies_to_end=plies_to_end(score, len(board.empty_cells()))
+        )
 
     def rank(self, board: Board, side_to_move: Mark, move: int) -> RankedMove:
         """Return a legal move's value and the line of perfect play that follows it."""
         value = self.value(board, side_to_move, move)
         after = board.play(move, side_to_move)
         line = (move, *self._principal_variation(after, side_to_move.opponent))
-        return RankedMove(value.move, value.score, value.plies_to_end, line)
+        return RankedMove(
+            score=value.score, move=value.move, plies_to_end=value.plies_to_end, line=line
+        )
 
     def _principal_variation(self, board: Board, side_to_move: Mark) -> tuple[int, ...]:
         line: list[int] = []
@@ -241,7 +235,7 @@ class Engine:
         evaluation = self.evaluate(board, player)
         if rng is None and difficulty is not Difficulty.PERFECT:
             rng = random.Random()  # noqa: S311 -- a game move, not a secret
-        move = choose_move(board, player, evaluation, difficulty, rng)
+        move = choose_move(board, player, evaluation.best_moves[0], difficulty, rng)
         after = board.play(move, player)
         return MoveAdvice(
             player,
@@ -272,33 +266,3 @@ class Engine:
         except Exception:
             return False
         return advice.move == 4 and advice.chosen is not None and advice.chosen.score == 9
-
-
-def choose_move(
-    board: Board,
-    player: Mark,
-    evaluation: Evaluation,
-    difficulty: Difficulty,
-    rng: random.Random | None,
-) -> int:
-    """Pick the move a player of the given difficulty makes.
-
-    perfect: the lowest of the best moves. medium: a random winning move if there is one,
-    else a random move that stops the opponent winning next, else a random legal move.
-    hard: as medium with probability HARD_RANDOM_SHARE, else perfect; so it never misses a
-    win, nor a block where one threat can be blocked. easy: a random legal move.
-    """
-    legal = board.empty_cells()
-    if difficulty is Difficulty.PERFECT or rng is None:
-        return evaluation.best_moves[0]
-    if difficulty is Difficulty.HARD and rng.random() >= HARD_RANDOM_SHARE:
-        return evaluation.best_moves[0]
-    if difficulty in (Difficulty.HARD, Difficulty.MEDIUM):
-        wins = [move for move in legal if _completes_a_line(board, move, player)]
-        blocks = [move for move in legal if _completes_a_line(board, move, player.opponent)]
-        return rng.choice(wins or blocks or list(legal))
-    return rng.choice(legal)
-
-
-def _completes_a_line(board: Board, move: int, mark: Mark) -> bool:
-    return bool(board.play(move, mark).lines_of(mark))

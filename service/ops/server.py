@@ -9,12 +9,17 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
 
-from service.hardening import EVERY_ANSWER
-from service.problems import HTTP_CODES, MALFORMED_REQUEST, PROBLEM_HEADERS, Problem
-from service.settings import DEFAULT_PORT, METRICS_DIR_VARIABLE, boolean, choice, whole_number
+from service.api.services import EXTENSION_KEY
+from service.ops import gunicorn_errors
+from service.ops.settings import (
+    DEFAULT_PORT,
+    METRICS_DIR_VARIABLE,
+    boolean,
+    choice,
+    whole_number,
+)
 
 #: gevent needs the optional extra: pip install 'bestmove[gevent]'.
 WORKER_CLASSES = frozenset({"sync", "gthread", "gevent"})
@@ -47,7 +52,6 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
         # No runtime management socket: nothing uses it, and it would be written under $HOME.
         "control_socket_disable": True,
         "post_worker_init": drain_on_sigterm,
-        "child_exit": forget_worker_metrics,
     }
 
 
@@ -72,7 +76,7 @@ def prepare_metrics_dir(environ: MutableMapping[str, str]) -> Path:
 
 def drain_on_sigterm(worker: Any) -> None:
     """Make the worker's readiness fail as soon as it is told to stop (gunicorn hook)."""
-    lifecycle = worker.wsgi.extensions["bestmove"].lifecycle
+    lifecycle = worker.wsgi.extensions[EXTENSION_KEY].lifecycle
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -81,32 +85,6 @@ def drain_on_sigterm(worker: Any) -> None:
             stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
-
-
-def forget_worker_metrics(server: Any, worker: Any) -> None:
-    """Drop a dead worker's live gauges from the shared metrics (gunicorn hook)."""
-    from prometheus_client import multiprocess  # noqa: PLC0415 -- only once the dir is set
-
-    multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]  # unannotated
-
-
-def write_problem(sock: Any, status: int, reason: str, message: str) -> None:
-    """Answer a request gunicorn itself refused (bad request line, headers too large, ...)
-    with the service's problem details instead of gunicorn's HTML page."""
-    code = MALFORMED_REQUEST if status == 400 else HTTP_CODES.get(status, MALFORMED_REQUEST)
-    detail = message or "the server failed to answer; the failure has been logged"
-    body = Problem(status, code, detail).to_json()
-    headers = {
-        "Connection": "close",
-        "Content-Type": "application/problem+json",
-        "Content-Length": str(len(body)),
-        **EVERY_ANSWER,
-        **PROBLEM_HEADERS,
-    }
-    head = f"HTTP/1.1 {status} {reason}\r\n" + "".join(
-        f"{name}: {value}\r\n" for name, value in headers.items()
-    )
-    gunicorn_util.write_nonblock(sock, head.encode("latin-1") + b"\r\n" + body)
 
 
 class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped
@@ -121,9 +99,7 @@ class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is un
         """Apply the settings to gunicorn, and its own error answers to the one envelope."""
         for name, value in self._settings.items():
             self.cfg.set(name, value)
-        # gunicorn has no setting for the body of the errors it answers itself; this is the
-        # one function its workers call for them, and the workers inherit it when they fork.
-        gunicorn_util.write_error = write_problem
+        gunicorn_errors.install()
 
     def load(self) -> Any:
         """Create the WSGI app."""

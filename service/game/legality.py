@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from itertools import combinations
 
-from service.board import Board, Mark
+from service.game.board import Board, Mark
 
 
 class Illegality(enum.Enum):

@@ -1,0 +1,1 @@
+"""Scripts run as modules from the checkout: `python -m scripts.reliability`."""

@@ -1,0 +1,1 @@
+"""The HTTP edge: the app factory, views, schemas, the problem envelope, the page, the contract."""

@@ -1,0 +1,74 @@
+"""The application factory: the HTTP API around a solved engine."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from flask import Flask, Response
+from flask_cors import CORS
+from flask_swagger_ui import get_swaggerui_blueprint
+
+from service.api.answers import AnswerListener, Answers
+from service.api.errors import as_problem, errors
+from service.api.lifecycle import Lifecycle
+from service.api.services import EXTENSION_KEY, Services
+from service.api.settings import AppSettings
+from service.api.views import api
+from service.game.engine import Engine
+
+#: Browsers must take each answer as the type it says it is, never guess another.
+EVERY_ANSWER = {"X-Content-Type-Options": "nosniff"}
+
+
+def create_app(
+    settings: AppSettings | None = None,
+    *,
+    engine: Engine | None = None,
+    on_answer: AnswerListener | None = None,
+) -> Flask:
+    """Create the bestmove API; `engine` skips the solve, `on_answer` hears every move's outcome."""
+    settings = settings if settings is not None else AppSettings()
+    app = Flask(__name__)
+    app.config.from_mapping(MAX_CONTENT_LENGTH=settings.max_body_bytes)
+    engine = engine if engine is not None else Engine.build()
+    app.extensions[EXTENSION_KEY] = Services(
+        engine=engine,
+        answers=Answers(engine, on_answer),
+        openapi_document=files("service.api").joinpath("openapi.yaml").read_bytes(),
+        lifecycle=Lifecycle(),
+    )
+    # Browser frontends on other origins call every endpoint; there are no credentials.
+    CORS(
+        app,
+        origins=list(settings.cors_origins),
+        # With every origin allowed, answer "*" rather than echo the caller's origin, so a
+        # cached GET answer serves every origin and needs no Vary: Origin.
+        send_wildcard=settings.cors_origins == ("*",),
+        methods=["GET", "HEAD", "POST", "OPTIONS"],
+        # CORS headers matter only to browsers, which send Origin on every cross-origin call.
+        always_send=False,
+        # Flask runs after-request hooks on error answers too, so nothing more is needed.
+        intercept_exceptions=False,
+        expose_headers=["X-Request-ID", "ETag"],
+        max_age=86400,
+    )
+    # Registered after CORS, so it runs before it: an answer it replaces still gets CORS.
+    app.after_request(_every_answer)
+    app.register_blueprint(api)
+    app.register_blueprint(errors)
+    app.register_blueprint(
+        get_swaggerui_blueprint(
+            "/docs",
+            "/openapi.yaml",
+            # No validator badge: it would send the contract to a public web service.
+            config={"app_name": "bestmove API", "validatorUrl": None},
+        )
+    )
+    return app
+
+
+def _every_answer(response: Response) -> Response:
+    response = as_problem(response)
+    for name, value in EVERY_ANSWER.items():
+        response.headers[name] = value
+    return response

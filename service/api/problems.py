@@ -1,0 +1,138 @@
+"""The one error envelope: RFC 9457 problem details, and the stable code of every failure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from http import HTTPStatus
+from typing import Any
+
+from pydantic import ValidationError
+
+from service.game.legality import IllegalPosition
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+#: For a request that is not even well-formed HTTP, or a 400 from the HTTP layer itself.
+MALFORMED_REQUEST = "malformed_request"
+
+#: The stable code of every error status the HTTP layer (Werkzeug, Flask, gunicorn) can give,
+#: so that no failure leaves with a code the contract does not list.
+HTTP_CODES = {
+    400: MALFORMED_REQUEST,
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    408: "request_timeout",
+    409: "conflict",
+    410: "gone",
+    411: "length_required",
+    412: "precondition_failed",
+    413: "body_too_large",
+    414: "uri_too_long",
+    415: "unsupported_media_type",
+    416: "range_not_satisfiable",
+    417: "expectation_failed",
+    418: "im_a_teapot",
+    421: "misdirected_request",
+    422: "invalid_request",
+    423: "locked",
+    424: "failed_dependency",
+    428: "precondition_required",
+    429: "too_many_requests",
+    431: "headers_too_large",
+    451: "unavailable_for_legal_reasons",
+    500: "internal_error",
+    501: "not_implemented",
+    502: "bad_gateway",
+    503: "not_ready",
+    504: "gateway_timeout",
+    505: "http_version_not_supported",
+}
+
+#: RFC 9110 renamed these; older Pythons still carry the RFC 7231 phrases.
+RFC_9110_TITLES = {
+    413: "Content Too Large",
+    414: "URI Too Long",
+    416: "Range Not Satisfiable",
+    422: "Unprocessable Content",
+}
+
+#: On every problem: a failure says nothing lasting about the resource, so no cache may keep it.
+PROBLEM_HEADERS = {"Cache-Control": "no-store"}
+
+
+def http_code(status: int) -> str:
+    """Return the stable code of an error status from the HTTP layer."""
+    return HTTP_CODES.get(status, MALFORMED_REQUEST if status < 500 else "internal_error")
+
+
+class Problem(Exception):
+    """An HTTP failure to answer as problem details."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        *,
+        errors: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the problem details as a JSON-ready object."""
+        body: dict[str, Any] = {
+            "type": "about:blank",
+            "title": RFC_9110_TITLES.get(self.status, HTTPStatus(self.status).phrase),
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            body["errors"] = list(self.errors)
+        return body
+
+    def to_json(self) -> bytes:
+        """Return the problem details as compact JSON."""
+        return json.dumps(self.as_dict(), separators=(",", ":")).encode()
+
+
+def invalid_request(error: ValidationError) -> Problem:
+    """Return the problem for a request that does not fit the schema: every reason, located."""
+    reasons = [
+        {"loc": list(reason["loc"]), "msg": _message(reason)}
+        for reason in error.errors(include_url=False, include_context=False, include_input=False)
+    ]
+    detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
+    return Problem(422, "invalid_request", detail, errors=reasons)
+
+
+def illegal_position(error: IllegalPosition) -> Problem:
+    """Return the problem for a board no game reaches, or a player who is not to move."""
+    field = "player" if error.about_player else "board"
+    reasons = [{"loc": [field], "msg": error.detail}]
+    return Problem(422, error.reason.code, error.detail, errors=reasons)
+
+
+def _where(loc: Sequence[int | str]) -> str:
+    return "/".join(str(part) for part in loc) + ": " if loc else ""
+
+
+#: Plainer words for the schema failures Pydantic phrases for Python programmers.
+FRIENDLIER_MESSAGES = {
+    "extra_forbidden": "is not a field of this request",
+    "missing": "is required",
+    "model_type": "the body must be a JSON object",
+    "model_attributes_type": "the body must be a JSON object",
+}
+
+
+def _message(reason: Mapping[str, Any]) -> str:
+    return str(FRIENDLIER_MESSAGES.get(reason["type"], reason["msg"]))

@@ -1,0 +1,16 @@
+"""What the HTTP app lets an operator tune; read from the environment by the process (ops)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The documented upper bound on a request body: far above any real request, far below harm.
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """The app's own settings; the defaults are what the service ships with."""
+
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    cors_origins: tuple[str, ...] = ("*",)
