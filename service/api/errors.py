@@ -45,6 +45,8 @@ def as_problem(response: Response) -> Response:
     if response.status_code < 400 or response.mimetype == PROBLEM_MEDIA_TYPE:
         return response
     status = response.status_code
+    # The replaced answer may hold an open file (a page file's 412): let it go now.
+    response.close()
     detail = FRAMEWORK_DETAILS.get(status) or HTTPStatus(status).description
     return problem_response(Problem(status, http_code(status), detail))
 
