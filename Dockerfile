@@ -6,10 +6,11 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-# Dependencies first, read from pyproject.toml, so that a code change does not reinstall them.
+# Dependencies first, from the lock (every version pinned, every file hashed), so that a code
+# change does not reinstall them and a new release of a dependency changes nothing.
+COPY requirements/runtime.txt ./requirements/
+RUN pip install --no-cache-dir --require-hashes --requirement requirements/runtime.txt
 COPY pyproject.toml README.md ./
-RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep='\n')" > requirements.txt \
-    && pip install --no-cache-dir --requirement requirements.txt
 COPY service ./service
 # The installer itself is not needed at run time.
 RUN pip install --no-cache-dir --no-deps . \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from flask import Flask
 
@@ -26,3 +27,9 @@ def search(pattern: str, text: str) -> re.Match[str]:
     if found is None:
         raise ValueError(f"no {pattern!r} in {text[:500]!r}")
     return found
+
+
+def locked_versions(lock: str) -> dict[str, str]:
+    """Return the name and exact version of every package a lock in requirements/ pins."""
+    text = (Path(__file__).resolve().parent.parent / "requirements" / lock).read_text()
+    return dict(re.findall(r"^([a-z0-9][a-z0-9._-]*)==([^\s;]+)", text, flags=re.MULTILINE))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import locked_versions
 from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,3 +122,16 @@ def test_the_app_environment_has_no_installer_and_the_image_no_compiler(image: s
     app_tools = docker("run", "--rm", "--network", "host", "--entrypoint", "ls", image,
                        "/opt/venv/bin")  # fmt: skip
     assert not {"pip", "pip3"} & set(app_tools.stdout.split())
+
+
+def test_the_image_holds_exactly_the_locked_runtime_packages(image: str) -> None:
+    """Installed from requirements/runtime.txt: the same versions, and nothing else but us."""
+    listing = docker("run", "--rm", "--network", "host", "--entrypoint", "python", image, "-c",
+                     "import importlib.metadata as m, json; print(json.dumps("
+                     "{d.metadata['Name']: d.version for d in m.distributions()}))")  # fmt: skip
+    assert listing.returncode == 0, listing.stderr
+    installed = {
+        name.lower().replace("_", "-"): version
+        for name, version in json.loads(listing.stdout).items()
+    }
+    assert installed == {**locked_versions("runtime.txt"), "bestmove": "0.1.0"}

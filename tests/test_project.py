@@ -7,13 +7,15 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
-from tests.helpers import search
+from service.api.schemas import MoveRequest
+from tests.helpers import locked_versions, search
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -26,9 +28,35 @@ def quick_start_commands() -> list[str]:
 
 def test_the_quick_start_is_two_commands_one_to_serve_one_to_test() -> None:
     assert quick_start_commands() == [
-        "pip install . && python -m service",
-        "pip install -e '.[test]' && pytest",
+        "pip install -r requirements/runtime.txt && pip install --no-deps . && python -m service",
+        "pip install -r requirements/test.txt && pip install --no-deps --no-build-isolation -e ."
+        " && pytest",
     ]
+
+
+@pytest.mark.parametrize("lock", ["runtime.txt", "test.txt"])
+def test_every_locked_package_is_pinned_with_hashes(lock: str) -> None:
+    text = (ROOT / "requirements" / lock).read_text()
+    requirements = re.split(r"\n(?=[a-z0-9])", text.split("\n", 2)[2].strip())
+    assert len(requirements) == len(locked_versions(lock)) > 10
+    for requirement in requirements:
+        assert "==" in requirement.splitlines()[0], requirement
+        assert "--hash=sha256:" in requirement, requirement
+
+
+def test_the_runtime_lock_is_the_test_locks_subset_and_covers_every_dependency() -> None:
+    runtime, test = locked_versions("runtime.txt"), locked_versions("test.txt")
+    assert runtime.items() <= test.items()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for group, lock in [(project["project"]["dependencies"], runtime), (
+        project["project"]["optional-dependencies"]["test"], test)]:  # fmt: skip
+        names = {re.split(r"[<>=\[ ]", spec, maxsplit=1)[0].lower() for spec in group}
+        assert names <= set(lock)
+
+
+def test_the_build_backend_is_pinned_to_the_locked_version() -> None:
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert build == [f"hatchling=={locked_versions('test.txt')['hatchling']}"]
 
 
 def test_ci_runs_the_readmes_test_command_exactly() -> None:
@@ -134,3 +162,20 @@ def test_the_readmes_example_answers_are_the_real_ones(client: FlaskClient) -> N
         expected = json.loads("".join(line.strip() for line in shown.splitlines()))
         answer = client.post(path, data=body, content_type="application/json")
         assert answer.get_json() == expected, command
+
+
+def test_what_test_runs_leave_behind_is_ignored_by_git() -> None:
+    """Screenshots, caches and CI's environment never show up as changes to commit."""
+    left_behind = ["artifacts/phone.png", ".schemathesis/default/cache", ".venv-ci/bin/python"]
+    ignored = subprocess.run(
+        ["git", "check-ignore", *left_behind], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert ignored.stdout.split() == left_behind
+
+
+def test_the_readmes_request_table_lists_every_field_of_a_move_request() -> None:
+    """One unbroken table: a blank line inside it would push rows out of it."""
+    section = README.split("### `POST /v1/move`", 1)[1]
+    table = section[section.index("| field |") :].split("\n\n", 1)[0]
+    fields = re.findall(r"^\| `([a-z_]+)` \| (?:required|optional) \|", table, flags=re.MULTILINE)
+    assert fields == list(MoveRequest.model_fields)
