@@ -217,6 +217,9 @@ class MoveResponse(BaseModel):
 class RankedMoveResponse(BaseModel):
     """One legal move, its value under perfect play, and the line that follows."""
 
+    # Read straight off the engine's RankedMove, whose attributes have these names.
+    model_config = ConfigDict(from_attributes=True)
+
     move: int
     row: int
     col: int
@@ -228,16 +231,7 @@ class RankedMoveResponse(BaseModel):
     @classmethod
     def from_ranked(cls, ranked: RankedMove) -> RankedMoveResponse:
         """Serialize one ranked move."""
-        row, col = ranked.coordinates
-        return cls(
-            move=ranked.move,
-            row=row,
-            col=col,
-            score=ranked.score,
-            outcome=ranked.outcome,
-            plies_to_end=ranked.plies_to_end,
-            line=ranked.line,
-        )
+        return cls.model_validate(ranked)
 
 
 class AnalysisResponse(BaseModel):

@@ -101,6 +101,16 @@ class MoveValue(Scored):
         """Return the (row, column) of the move."""
         return coordinates(self.move)
 
+    @property
+    def row(self) -> int:
+        """Return the row of the move, counted from 0 at the top."""
+        return self.coordinates[0]
+
+    @property
+    def col(self) -> int:
+        """Return the column of the move, counted from 0 at the left."""
+        return self.coordinates[1]
+
 
 @dataclass(frozen=True, slots=True)
 class RankedMove(MoveValue):
