@@ -93,7 +93,7 @@ def report(seconds: float, rounds: int) -> str:
         f"Every one of the {engine.positions:,} legal unfinished positions (either side to move): "
         f"{engine.engine_per_move * 1e6:.1f} us per best move on average. Building the table "
         f"at start-up: {engine.build_seconds * 1e3:.0f} ms; it holds "
-        f"{engine.table_bytes / 1e6:.1f} MB of Python objects (tracemalloc).",
+        f"{engine.table_bytes / 1e3:,.0f} kB (tracemalloc).",
         "",
         "## 2. HTTP against the floor",
         "",

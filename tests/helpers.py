@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from flask import Flask
+from packaging.markers import Marker
 
 from service.game.board import Board
 
@@ -30,6 +31,14 @@ def search(pattern: str, text: str) -> re.Match[str]:
 
 
 def locked_versions(lock: str) -> dict[str, str]:
-    """Return the name and exact version of every package a lock in requirements/ pins."""
+    """Return the name and exact version of every package a lock in requirements/ pins for
+    this Python (a lock may pin another version of a package for another Python)."""
     text = (Path(__file__).resolve().parent.parent / "requirements" / lock).read_text()
-    return dict(re.findall(r"^([a-z0-9][a-z0-9._-]*)==([^\s;]+)", text, flags=re.MULTILINE))
+    pins = re.findall(
+        r"^([a-z0-9][a-z0-9._-]*)==([^\s;]+)(?: ; ([^\\\n]+))?", text, flags=re.MULTILINE
+    )
+    return {
+        name: version
+        for name, version, marker in pins
+        if not marker or Marker(marker.strip()).evaluate()
+    }

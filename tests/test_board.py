@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from service.game.board import WINNING_LINES, Board, GameStatus, Mark, coordinates
+from service.game.board import WINNING_LINES, Board, GameStatus, Mark
+from service.game.rules import CLASSIC
 from tests.helpers import board
 
 
@@ -84,7 +85,7 @@ def test_boards_are_values_usable_as_keys() -> None:
 
 @pytest.mark.parametrize(("index", "row_and_column"), [(0, (0, 0)), (5, (1, 2)), (7, (2, 1))])
 def test_cells_are_numbered_in_row_major_order(index: int, row_and_column: tuple[int, int]) -> None:
-    assert coordinates(index) == row_and_column
+    assert CLASSIC.coordinates(index) == row_and_column
 
 
 def test_a_mark_knows_its_opponent() -> None:

@@ -125,6 +125,8 @@ def test_every_code_is_stable_text() -> None:
         "mark_count_gap",
         "winner_not_last_to_move",
         "wrong_player",
+        "both_players_lost",
+        "loser_not_last_to_move",
     ]
 
 

@@ -30,7 +30,7 @@ class WrongEngine(Engine):
 
     def evaluate(self, board: Board, side_to_move: Mark) -> Evaluation:
         right = super().evaluate(board, side_to_move)
-        return Evaluation(right.score, board.empty_cells()[:1], right.empty_cells)
+        return Evaluation(right.score, board.empty_cells()[:1], right.plies_to_end)
 
 
 class CrashingEngine(Engine):
@@ -43,7 +43,7 @@ class CrashingEngine(Engine):
 def test_not_ready_while_the_solver_answers_wrongly(
     engine: Engine, make_service: ServiceFactory
 ) -> None:
-    wrong = WrongEngine(engine._table)
+    wrong = WrongEngine.build()
     response = make_service(engine=wrong).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.mimetype == "application/problem+json"
@@ -53,7 +53,7 @@ def test_not_ready_while_the_solver_answers_wrongly(
 
 
 def test_not_ready_while_the_solver_fails(engine: Engine, make_service: ServiceFactory) -> None:
-    crashing = CrashingEngine(engine._table)
+    crashing = CrashingEngine.build()
     response = make_service(engine=crashing).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.get_json()["code"] == "not_ready"

@@ -38,7 +38,10 @@ def test_the_quick_start_is_two_commands_one_to_serve_one_to_test() -> None:
 def test_every_locked_package_is_pinned_with_hashes(lock: str) -> None:
     text = (ROOT / "requirements" / lock).read_text()
     requirements = re.split(r"\n(?=[a-z0-9])", text.split("\n", 2)[2].strip())
-    assert len(requirements) == len(locked_versions(lock)) > 10
+    names = {requirement.split("==", 1)[0] for requirement in requirements}
+    # Some are pinned for other platforms or Pythons only (colorama on Windows).
+    assert set(locked_versions(lock)) <= names
+    assert len(names) > 10
     for requirement in requirements:
         assert "==" in requirement.splitlines()[0], requirement
         assert "--hash=sha256:" in requirement, requirement

@@ -185,7 +185,7 @@ class MoveResponse(BaseModel):
     board: tuple[str, ...]
     status: GameStatus
     winner: Mark | None
-    winning_lines: tuple[tuple[int, int, int], ...]
+    winning_lines: tuple[tuple[int, ...], ...]
     next_player: Mark | None
     difficulty: Difficulty
     optimal: bool | None
@@ -194,7 +194,7 @@ class MoveResponse(BaseModel):
     def from_advice(cls, advice: MoveAdvice) -> MoveResponse:
         """Serialize the engine's advice."""
         chosen, evaluation = advice.chosen, advice.evaluation
-        row, col = chosen.coordinates if chosen else (None, None)
+        row, col = (chosen.row, chosen.col) if chosen else (None, None)
         return cls(
             move=advice.move,
             row=row,

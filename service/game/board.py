@@ -1,4 +1,4 @@
-"""The tic-tac-toe board: marks, cells, winning lines and the status of a game."""
+"""The board of a game of the m,n,k family: marks, cells, completed lines, the game's status."""
 
 from __future__ import annotations
 
@@ -6,20 +6,13 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-CELL_COUNT = 9
-SIDE = 3
+from service.game.rules import CLASSIC, Line, Rules
 
-#: The eight ways to get three in a row, as ascending cell triples in ascending order.
-WINNING_LINES: tuple[tuple[int, int, int], ...] = (
-    (0, 1, 2),
-    (0, 3, 6),
-    (0, 4, 8),
-    (1, 4, 7),
-    (2, 4, 6),
-    (2, 5, 8),
-    (3, 4, 5),
-    (6, 7, 8),
-)
+CELL_COUNT = CLASSIC.cell_count
+SIDE = CLASSIC.cols
+
+#: The eight ways to get three in a row on 3x3, as ascending cell triples in ascending order.
+WINNING_LINES = CLASSIC.lines
 
 
 class Mark(enum.Enum):
@@ -58,22 +51,31 @@ Cell = Mark | None
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """An immutable 3x3 board; cells are numbered 0-8 in row-major order."""
+    """An immutable board under some rules (3x3 by default); cells in row-major order."""
 
     cells: tuple[Cell, ...] = (None,) * CELL_COUNT
+    rules: Rules = CLASSIC
 
     def __post_init__(self) -> None:
-        if len(self.cells) != CELL_COUNT:
-            raise ValueError(f"a board has {CELL_COUNT} cells, not {len(self.cells)}")
+        if len(self.cells) != self.rules.cell_count:
+            raise ValueError(
+                f"a {self.rules.rows}x{self.rules.cols} board has {self.rules.cell_count} "
+                f"cells, not {len(self.cells)}"
+            )
 
     @classmethod
-    def from_text(cls, text: str) -> Board:
-        """Build a board from nine characters: X, O, or '.' for an empty cell."""
+    def empty(cls, rules: Rules = CLASSIC) -> Board:
+        """Return the empty board of a game."""
+        return cls((None,) * rules.cell_count, rules)
+
+    @classmethod
+    def from_text(cls, text: str, rules: Rules = CLASSIC) -> Board:
+        """Build a board from one character a cell: X, O, or '.' for an empty cell."""
         symbols = {"X": Mark.X, "O": Mark.O, ".": None}
-        return cls(tuple(symbols[char] for char in text))
+        return cls(tuple(symbols[char] for char in text), rules)
 
     def to_text(self) -> str:
-        """Return the board as nine characters: X, O, or '.' for an empty cell."""
+        """Return the board as one character a cell: X, O, or '.' for an empty cell."""
         return "".join("." if cell is None else cell.value for cell in self.cells)
 
     def count(self, mark: Mark) -> int:
@@ -88,29 +90,26 @@ class Board:
         """Return the board with `mark` placed on the empty cell `index`."""
         if self.cells[index] is not None:
             raise ValueError(f"cell {index} is already taken")
-        return Board((*self.cells[:index], mark, *self.cells[index + 1 :]))
+        return Board((*self.cells[:index], mark, *self.cells[index + 1 :]), self.rules)
 
-    def lines_of(self, mark: Mark) -> tuple[tuple[int, int, int], ...]:
-        """Return the winning lines completely held by `mark`."""
-        return tuple(line for line in WINNING_LINES if all(self.cells[i] is mark for i in line))
+    def lines_of(self, mark: Mark) -> tuple[Line, ...]:
+        """Return the lines completely held by `mark`."""
+        return tuple(line for line in self.rules.lines if all(self.cells[i] is mark for i in line))
 
-    def completed_lines(self) -> tuple[tuple[int, int, int], ...]:
+    def completed_lines(self) -> tuple[Line, ...]:
         """Return every line held completely by one player, in ascending order."""
-        return tuple(line for line in WINNING_LINES if self._line_owner(line) is not None)
+        return tuple(line for line in self.rules.lines if self._line_owner(line) is not None)
 
     def status(self) -> GameStatus:
-        """Return whether someone has three in a row, the board is full, or play goes on."""
-        for line in WINNING_LINES:
+        """Return whether someone has won (a line: its owner, or under misère the other),
+        the board is full, or play goes on."""
+        for line in self.rules.lines:
             owner = self._line_owner(line)
             if owner is not None:
-                return GameStatus.X_WON if owner is Mark.X else GameStatus.O_WON
+                winner = owner.opponent if self.rules.misere else owner
+                return GameStatus.X_WON if winner is Mark.X else GameStatus.O_WON
         return GameStatus.IN_PROGRESS if None in self.cells else GameStatus.DRAW
 
     def _line_owner(self, line: Iterable[int]) -> Mark | None:
         first, *rest = (self.cells[i] for i in line)
         return first if all(cell is first for cell in rest) else None
-
-
-def coordinates(index: int) -> tuple[int, int]:
-    """Return the (row, column) of a cell index."""
-    return divmod(index, SIDE)

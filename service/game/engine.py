@@ -1,20 +1,22 @@
-"""The tic-tac-toe engine: every legal position solved once, then answered by lookup."""
+"""The engine: every position of a game solved once into a table, then answered by lookup."""
 
 from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from service.game.board import Board, GameStatus, Mark, coordinates
+from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
-from service.game.minimax import Verdict, backed_up, solve
+from service.game.minimax import backed_up
+from service.game.rules import CLASSIC, Rules
+from service.game.table import UNREACHABLE, Scores, place_of, solve
 
-#: The score of winning on the spot; each further ply to the end of the game costs one.
-WIN_SCORE = 10
+#: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.
+WIN_SCORE = CLASSIC.max_score
 
 #: A board and the side to move on it.
 Position = tuple[Board, Mark]
@@ -35,14 +37,17 @@ class Outcome(enum.Enum):
         return cls.LOSS if score < 0 else cls.DRAW
 
 
-def plies_to_end(score: int, empty_cells: int) -> int:
+def plies_to_end(score: int, empty_cells: int, max_score: int = WIN_SCORE) -> int:
     """Return how many plies a game lasts under perfect play, given its score."""
-    # A win or loss in p plies scores WIN_SCORE - p or p - WIN_SCORE; a draw fills the board.
-    return WIN_SCORE - abs(score) if score else empty_cells
+    # A win or loss in p plies scores max_score - p or p - max_score; a draw fills the board.
+    return max_score - abs(score) if score else empty_cells
 
 
-class TicTacToe:
-    """Tic-tac-toe as the minimax search sees it; moves are cell indices."""
+class MnkGame:
+    """A game of the family as the generic minimax search sees it; moves are cell indices."""
+
+    def __init__(self, rules: Rules = CLASSIC) -> None:
+        self.rules = rules
 
     def legal_moves(self, state: Position) -> Sequence[int]:
         """Return the empty cells, ascending."""
@@ -55,13 +60,16 @@ class TicTacToe:
         return board.play(move, mover), mover.opponent
 
     def terminal_value(self, state: Position) -> int | None:
-        """Return 0 for a full board, -WIN_SCORE when the side to move has lost, else None."""
+        """Return 0 for a draw, +-max_score when someone completed a line, else None."""
         board, _ = state
         status = board.status()
         if status is GameStatus.IN_PROGRESS:
             return None
-        # Whoever completed a line made the last move, so the side to move is the loser.
-        return 0 if status is GameStatus.DRAW else -WIN_SCORE
+        if status is GameStatus.DRAW:
+            return 0
+        # Whoever completed a line made the last move: the side to move lost, or under
+        # misère, won.
+        return self.rules.max_score if self.rules.misere else -self.rules.max_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,12 +89,8 @@ class Evaluation(Scored):
     """The value of a position in progress for the side to move, under perfect play."""
 
     best_moves: tuple[int, ...]
-    empty_cells: int
-
-    @property
-    def plies_to_end(self) -> int:
-        """Return how many plies the game lasts from here, counting the next move."""
-        return plies_to_end(self.score, self.empty_cells)
+    #: How many plies the game lasts from here under perfect play, counting the next move.
+    plies_to_end: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,22 +98,10 @@ class MoveValue(Scored):
     """One legal move and what it is worth to its mover under perfect play after it."""
 
     move: int
+    #: The move's row, counted from 0 at the top, and column, from 0 at the left.
+    row: int
+    col: int
     plies_to_end: int
-
-    @property
-    def coordinates(self) -> tuple[int, int]:
-        """Return the (row, column) of the move."""
-        return coordinates(self.move)
-
-    @property
-    def row(self) -> int:
-        """Return the row of the move, counted from 0 at the top."""
-        return self.coordinates[0]
-
-    @property
-    def col(self) -> int:
-        """Return the column of the move, counted from 0 at the left."""
-        return self.coordinates[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +121,7 @@ class MoveAdvice:
     chosen: MoveValue | None
     board: Board
     status: GameStatus
-    winning_lines: tuple[tuple[int, int, int], ...]
+    winning_lines: tuple[tuple[int, ...], ...]
 
     @property
     def move(self) -> int | None:
@@ -162,49 +154,77 @@ class Analysis:
 
 
 class Engine:
-    """Answers any legal position from a table of every position, solved when built."""
+    """Answers any legal position of the games it holds, each from its solved table."""
 
-    def __init__(self, table: Mapping[Position, Verdict[int]]) -> None:
-        self._table = table
+    def __init__(self, tables: Mapping[Rules, Scores]) -> None:
+        self._tables = MappingProxyType(dict(tables))
 
     @classmethod
-    def build(cls) -> Engine:
-        """Solve every position reachable with either player starting."""
-        solved: dict[Position, Verdict[int]] = {}
-        for first_player in Mark:
-            solve(TicTacToe(), (Board(), first_player), ply_cost=1, memo=solved)
-        return cls(MappingProxyType(solved))
+    def build(cls, games: Iterable[Rules] = (CLASSIC,)) -> Engine:
+        """Solve every position of each game, reachable with either player starting."""
+        return cls({rules: solve(rules) for rules in games})
 
-    def __len__(self) -> int:
-        return len(self._table)
+    @property
+    def games(self) -> frozenset[Rules]:
+        """Return the games this engine answers."""
+        return frozenset(self._tables)
+
+    def score(self, board: Board, side_to_move: Mark) -> int | None:
+        """Return a position's exact score for the side to move, or None if no game reaches it."""
+        found = int(self._tables[board.rules][place_of(board, side_to_move)])
+        return None if found == UNREACHABLE else found
 
     def legal_side_to_move(self, board: Board, requested: Mark | None) -> Mark:
         """Return who moves on the board; raise IllegalPosition, saying why, if no game gets there.
 
-        A position in the table was reached by play, so it is legal without checking the
-        rules; only the others (finished games and impossible boards) are checked in full.
+        The table knows which positions play reaches, so a legal board costs one lookup;
+        only the others are checked rule by rule, for the reason to give. (A finished game
+        may be reachable only with the other side to move, when the mark counts are equal:
+        the rules accept it, and the nominal side moves, as it would have.)
         """
         try:
             player = side_to_move(board, requested)
         except IllegalPosition:
             check_board(board)  # an impossible board is the better reason to give
             raise
-        if (board, player) not in self._table:
+        if self.score(board, player) is None:
             check_board(board)
         return player
 
+    def move_scores(self, board: Board, side_to_move: Mark) -> dict[int, int]:
+        """Return what each legal move of a board in progress is worth to its mover."""
+        table = self._tables[board.rules]
+        # The opponent, who moves next, sees the new mark as the other side's: digit 2.
+        opponent_place = place_of(board, side_to_move.opponent)
+        return {
+            move: backed_up(int(table[opponent_place + 2 * 3**move]), ply_cost=1)
+            for move in board.empty_cells()
+        }
+
     def evaluate(self, board: Board, side_to_move: Mark) -> Evaluation:
         """Return the exact evaluation of a legal board in progress."""
-        verdict = self._table[board, side_to_move]
-        return Evaluation(verdict.value, verdict.best_moves, len(board.empty_cells()))
+        scores = self.move_scores(board, side_to_move)
+        best = max(scores.values())
+        return Evaluation(
+            score=best,
+            best_moves=tuple(move for move, score in scores.items() if score == best),
+            plies_to_end=plies_to_end(best, len(scores), board.rules.max_score),
+        )
 
     def value(self, board: Board, side_to_move: Mark, move: int) -> MoveValue:
         """Return what one legal move is worth to its mover under perfect play."""
-        after = board.play(move, side_to_move)
         # The table holds finished positions too, valued for the side that would move next.
-        score = backed_up(self._table[after, side_to_move.opponent].value, ply_cost=1)
+        child = self.score(board.play(move, side_to_move), side_to_move.opponent)
+        if child is None:
+            raise AssertionError(f"a legal move from {board} leads to an unreachable position")
+        score = backed_up(child, ply_cost=1)
+        row, col = board.rules.coordinates(move)
         return MoveValue(
-            score=score, move=move, plies_to_end=plies_to_end(score, len(board.empty_cells()))
+            score=score,
+            move=move,
+            row=row,
+            col=col,
+            plies_to_end=plies_to_end(score, len(board.empty_cells()), board.rules.max_score),
         )
 
     def rank(self, board: Board, side_to_move: Mark, move: int) -> RankedMove:
@@ -213,13 +233,18 @@ class Engine:
         after = board.play(move, side_to_move)
         line = (move, *self._principal_variation(after, side_to_move.opponent))
         return RankedMove(
-            score=value.score, move=value.move, plies_to_end=value.plies_to_end, line=line
+            score=value.score,
+            move=value.move,
+            row=value.row,
+            col=value.col,
+            plies_to_end=value.plies_to_end,
+            line=line,
         )
 
     def _principal_variation(self, board: Board, side_to_move: Mark) -> tuple[int, ...]:
         line: list[int] = []
         while not board.status().is_over:
-            move = self._table[board, side_to_move].best_moves[0]
+            move = self.evaluate(board, side_to_move).best_moves[0]
             line.append(move)
             board, side_to_move = board.play(move, side_to_move), side_to_move.opponent
         return tuple(line)

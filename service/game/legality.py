@@ -1,7 +1,7 @@
 """Which boards can arise in a real game, and whose turn it is on them.
 
 A board is legal iff it can arise from the empty board by alternating moves, with either
-player starting, where play stops at the first three-in-a-row or when the board is full.
+player starting, where play stops at the first completed line or when the board is full.
 """
 
 from __future__ import annotations
@@ -10,6 +10,9 @@ import enum
 from itertools import combinations
 
 from service.game.board import Board, Mark
+from service.game.rules import Rules
+
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
 class Illegality(enum.Enum):
@@ -20,6 +23,9 @@ class Illegality(enum.Enum):
     MARK_COUNT_GAP = "mark_count_gap"
     WINNER_NOT_LAST_TO_MOVE = "winner_not_last_to_move"
     WRONG_PLAYER = "wrong_player"
+    #: Under misère whoever completes a line loses: the same rules, named for the loser.
+    BOTH_PLAYERS_LOST = "both_players_lost"
+    LOSER_NOT_LAST_TO_MOVE = "loser_not_last_to_move"
 
     @property
     def code(self) -> str:
@@ -51,11 +57,12 @@ def check_board(board: Board) -> None:
                     f"{mark.value} has two separate lines, {list(first)} and {list(second)}: "
                     "play went on after the game was won",
                 )
-    # The game stops at the first three-in-a-row, so only one player can have one.
+    # The game stops at the first completed line, so only one player can have one.
     if board.lines_of(Mark.X) and board.lines_of(Mark.O):
+        both = Illegality.BOTH_PLAYERS_LOST if board.rules.misere else Illegality.BOTH_PLAYERS_WON
         raise IllegalPosition(
-            Illegality.BOTH_PLAYERS_WON,
-            "both X and O have three in a row, but the game stops at the first one",
+            both,
+            f"both X and O have {_in_a_row(board.rules)}, but the game stops at the first one",
         )
     # Players alternate, so the counts never differ by more than one.
     if abs(x_count - o_count) >= 2:
@@ -65,12 +72,25 @@ def check_board(board: Board) -> None:
             f"{more.value} has {_marks(board.count(more))} and {fewer.value} has "
             f"{board.count(fewer)}: players alternate, so the counts differ by at most one",
         )
-    # The winner made the last move, so the winner cannot have fewer marks than the loser.
+    # The last move is in every line it completed: lines that meet pairwise, but not all in
+    # one cell, took more than one move. (Only longer lines on larger boards get here.)
+    for mark in Mark:
+        lines = board.lines_of(mark)
+        if lines and not set.intersection(*(set(line) for line in lines)):
+            raise IllegalPosition(
+                Illegality.PLAY_AFTER_WIN,
+                f"{mark.value}'s lines {', '.join(str(list(line)) for line in lines)} share no "
+                "cell, so no single last move completed them: play went on after the game "
+                "was won",
+            )
+    # Whoever completed a line made the last move, so cannot have fewer marks than the other.
     for mark in Mark:
         if board.lines_of(mark) and board.count(mark) < board.count(mark.opponent):
             raise IllegalPosition(
-                Illegality.WINNER_NOT_LAST_TO_MOVE,
-                f"{mark.value} has three in a row but fewer marks than "
+                Illegality.LOSER_NOT_LAST_TO_MOVE
+                if board.rules.misere
+                else Illegality.WINNER_NOT_LAST_TO_MOVE,
+                f"{mark.value} has {_in_a_row(board.rules)} but fewer marks than "
                 f"{mark.opponent.value}, so {mark.value} cannot have made the last move",
             )
 
@@ -97,3 +117,7 @@ def side_to_move(board: Board, requested: Mark | None = None) -> Mark:
 
 def _marks(count: int) -> str:
     return f"{count} mark" if count == 1 else f"{count} marks"
+
+
+def _in_a_row(rules: Rules) -> str:
+    return f"{NUMBER_WORDS[rules.k]} in a row"

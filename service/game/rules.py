@@ -1,0 +1,130 @@
+"""The rules of one member of the m,n,k family: board shape, line length, normal or misère.
+
+A line is `k` consecutive cells in a row, a column, a diagonal or an anti-diagonal. A move
+that completes at least one line ends the game: under normal rules its mover wins, under
+misère its mover loses. A full board with no line is a draw. Cells are numbered in
+row-major order, 0 at the top left.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from functools import cache
+
+#: The largest side a board may have: every member up to 4x4 is solved exactly.
+MAX_SIDE = 4
+
+#: The four directions a line runs in, as (row step, column step).
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+Line = tuple[int, ...]
+
+
+class RulesProblem(enum.Enum):
+    """A reason why rules name no game the service plays."""
+
+    ROWS_OUT_OF_RANGE = "rows_out_of_range"
+    COLS_OUT_OF_RANGE = "cols_out_of_range"
+    K_OUT_OF_RANGE = "k_out_of_range"
+
+    @property
+    def code(self) -> str:
+        """Return the stable machine-readable code."""
+        return self.value
+
+
+class InvalidRules(ValueError):
+    """Raised for rules outside the family: a side or a line length out of range."""
+
+    def __init__(self, problem: RulesProblem, detail: str) -> None:
+        super().__init__(detail)
+        self.problem = problem
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One game of the family: a `rows` x `cols` board, `k` in a line, normal or misère."""
+
+    rows: int = 3
+    cols: int = 3
+    k: int = 3
+    misere: bool = False
+
+    def __post_init__(self) -> None:
+        # One check per bound, each with its own reason, so a caller learns exactly what to fix.
+        if not 1 <= self.rows <= MAX_SIDE:
+            raise InvalidRules(
+                RulesProblem.ROWS_OUT_OF_RANGE,
+                f"rows is {self.rows}, but a board has 1 to {MAX_SIDE} rows",
+            )
+        if not 1 <= self.cols <= MAX_SIDE:
+            raise InvalidRules(
+                RulesProblem.COLS_OUT_OF_RANGE,
+                f"cols is {self.cols}, but a board has 1 to {MAX_SIDE} columns",
+            )
+        longest = max(self.rows, self.cols)
+        if not 1 <= self.k <= longest:
+            raise InvalidRules(
+                RulesProblem.K_OUT_OF_RANGE,
+                f"k is {self.k}, but on a {self.rows}x{self.cols} board a line is 1 to "
+                f"{longest} cells long",
+            )
+
+    @classmethod
+    def of(cls, rows: int, cols: int, k: int | None = None, *, misere: bool = False) -> Rules:
+        """Return the rules with `k` defaulting to the shorter side, as frontends offer."""
+        return cls(rows, cols, min(rows, cols) if k is None else k, misere)
+
+    @property
+    def cell_count(self) -> int:
+        """Return how many cells the board has."""
+        return self.rows * self.cols
+
+    @property
+    def max_score(self) -> int:
+        """Return the score of a game already won by the side to move's opponent, negated.
+
+        A forced win in p plies scores `max_score - p`, a forced loss ending after p plies
+        scores `p - max_score`: with N cells, max_score is N + 1 (10 on 3x3).
+        """
+        return self.cell_count + 1
+
+    @property
+    def lines(self) -> tuple[Line, ...]:
+        """Return every line of k cells, each ascending, in ascending order."""
+        return winning_lines(self.rows, self.cols, self.k)
+
+    def coordinates(self, index: int) -> tuple[int, int]:
+        """Return the (row, column) of a cell index."""
+        return divmod(index, self.cols)
+
+    def describe(self) -> str:
+        """Return the rules in words, e.g. '4x4, 3 in a row, misère'."""
+        kind = ", misère" if self.misere else ""
+        return f"{self.rows}x{self.cols}, {self.k} in a row{kind}"
+
+
+@cache
+def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
+    """Return every run of k cells in a row, column or diagonal of a rows x cols board."""
+    found: set[Line] = set()
+    for row in range(rows):
+        for col in range(cols):
+            for row_step, col_step in DIRECTIONS:
+                end_row, end_col = row + row_step * (k - 1), col + col_step * (k - 1)
+                if 0 <= end_row < rows and 0 <= end_col < cols:
+                    found.add(
+                        tuple(
+                            sorted(
+                                (row + row_step * step) * cols + col + col_step * step
+                                for step in range(k)
+                            )
+                        )
+                    )
+    return tuple(sorted(found))
+
+
+#: Today's game: 3x3, three in a row, normal rules.
+CLASSIC = Rules()

@@ -1,0 +1,48 @@
+"""Solved tables on disk: prepared once, then opened read-only and shared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from service.game.rules import Rules
+from service.game.store import TableStore
+from service.game.table import solve
+
+GAME = Rules(3, 4, 3, misere=True)
+
+
+def test_a_missing_table_is_prepared_reported_and_then_opened_mapped(tmp_path: Path) -> None:
+    store = TableStore(tmp_path / "tables")
+    assert store.open(GAME) is None
+    reported: list[tuple[Rules, float]] = []
+    tables = store.tables([GAME], progress=lambda rules, seconds: reported.append((rules, seconds)))
+    assert [rules for rules, _ in reported] == [GAME]
+    assert isinstance(tables[GAME], np.memmap)
+    assert not tables[GAME].flags.writeable
+    assert np.array_equal(tables[GAME], solve(GAME))
+    assert [path.name for path in (tmp_path / "tables").iterdir()] == [store.path(GAME).name]
+
+
+def test_a_present_table_is_opened_without_solving(tmp_path: Path) -> None:
+    store = TableStore(tmp_path)
+    store.prepare(GAME)
+    reported: list[Rules] = []
+    store.tables([GAME], progress=lambda rules, _: reported.append(rules))
+    assert reported == []
+
+
+def test_a_damaged_or_foreign_file_is_never_used(tmp_path: Path) -> None:
+    store = TableStore(tmp_path)
+    store.path(GAME).write_bytes(b"not a table")
+    assert store.open(GAME) is None
+    np.save(store.path(GAME), np.zeros(7, dtype=np.int8))
+    assert store.open(GAME) is None
+    assert np.array_equal(store.tables([GAME])[GAME], solve(GAME))
+
+
+def test_each_game_has_its_own_file_named_for_its_rules_and_the_format(tmp_path: Path) -> None:
+    store = TableStore(tmp_path)
+    assert store.path(GAME).name == "mnk-3x4-k3-misere-v1.npy"
+    assert store.path(Rules(4, 4, 4)).name == "mnk-4x4-k4-normal-v1.npy"
