@@ -15,13 +15,18 @@ COPY service ./service
 # The installer itself is not needed at run time.
 RUN pip install --no-cache-dir --no-deps . \
     && pip uninstall --yes pip setuptools
+# Every game's solved table, prepared once here, so that a container is ready at once and
+# needs no writable place for them.
+RUN TABLES_DIR=/opt/bestmove/tables python -m service.ops.tables
 
 FROM python:3.12-slim
 # A numeric user, so that an orchestrator can verify it is not root (runAsNonRoot).
 RUN groupadd --system --gid 10001 bestmove \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin bestmove
 COPY --from=build /opt/venv /opt/venv
+COPY --from=build /opt/bestmove/tables /opt/bestmove/tables
 ENV PATH=/opt/venv/bin:$PATH \
+    TABLES_DIR=/opt/bestmove/tables \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PORT=8000

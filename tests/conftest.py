@@ -31,7 +31,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture(scope="session")
 def engine() -> Engine:
     """Solve every position once for the whole run."""
-    return Engine.build()
+    return Engine.on_demand()
 
 
 @pytest.fixture

@@ -11,6 +11,9 @@ from packaging.markers import Marker
 
 from service.game.board import Board
 
+#: The rules every answer for a 3x3 board without `rules` names: today's game.
+CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False}
+
 #: Builds a service around the session's engine: `make_service(settings, engine=...)`.
 ServiceFactory = Callable[..., Flask]
 

@@ -7,6 +7,7 @@ from flask.testing import FlaskClient
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from tests import reference
+from tests.helpers import CLASSIC_RULES
 
 
 def test_the_pinned_position_ranks_the_winning_move_first(client: FlaskClient) -> None:
@@ -47,6 +48,7 @@ def test_the_pinned_position_ranks_the_winning_move_first(client: FlaskClient) -
                 "line": [6, 4],
             },
         ],
+        "rules": CLASSIC_RULES,
     }
 
 
@@ -94,6 +96,7 @@ def test_a_finished_game_has_no_moves_to_rank(client: FlaskClient) -> None:
         "outcome": None,
         "plies_to_end": 0,
         "moves": [],
+        "rules": CLASSIC_RULES,
     }
 
 

@@ -11,7 +11,7 @@ ITEMS: list[Any] = [
     {"board": "X........"},
     {"board": "XXXXX...."},
     {"board": [["O", 1, "X"], ["X", 4, "X"], [6, "O", "O"]]},
-    {"board": "x"},
+    {"board": "x..........."},
     {"board": "XO.......", "player": "X"},
     {"board": "X........", "player": "X"},
     "not an object",
@@ -38,7 +38,7 @@ def test_a_bad_request_keeps_its_status_code_and_detail(client: FlaskClient) -> 
     ]  # fmt: skip
     assert [result.get("code") for result in results if "code" in result] == [
         "mark_count_gap",
-        "invalid_request",
+        "board_does_not_fit",
         "wrong_player",
         "invalid_request",
         "invalid_request",

@@ -76,7 +76,8 @@ def test_head_answers_the_headers_alone(client: FlaskClient) -> None:
     ("query", "loc", "words"),
     [
         ("", ["board"], "is required"),
-        ("board=X", ["board"], "exactly 9 characters"),
+        ("board=X..", ["board"], "a flat board of 3 cells is no square"),
+        ("board=X........&rows=2", ["board"], "the board has 9 cells, which do not fit"),
         ("board=XXXXX....", ["board"], "X has 5 marks"),
         ("board=X........&player=X", ["player"], "it is O's turn"),
         ("board=X........&board=O........", ["board"], "given only once"),

@@ -19,6 +19,7 @@ from werkzeug.exceptions import default_exceptions
 
 from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
 from service.game.legality import Illegality
+from service.game.rules import RulesProblem
 from service.ops.settings import Settings
 from service.ops.wsgi import create_service
 from tests.helpers import ServiceFactory
@@ -114,6 +115,7 @@ def test_every_problem_code_the_service_can_give_is_documented() -> None:
     source = "\n".join(path.read_text() for path in (ROOT / "service").rglob("*.py"))
     raised = set(re.findall(r'Problem\(\s*\d{3},\s*"([a-z_]+)"', source))
     given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | raised
+    given |= {problem.code for problem in RulesProblem}
     assert {"malformed_json", "not_ready", "invalid_request", MALFORMED_REQUEST} <= given
     assert given == DOCUMENTED_CODES
 

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from tests.helpers import CLASSIC_RULES
+
 PINNED_WIN = ["O", 1, "X", "X", 4, "X", 6, "O", "O"]
 
 
@@ -34,6 +36,7 @@ def test_the_pinned_winning_example(client: FlaskClient) -> None:
         "next_player": None,
         "difficulty": "perfect",
         "optimal": True,
+        "rules": CLASSIC_RULES,
     }
 
 
@@ -71,6 +74,7 @@ def test_a_finished_game_is_answered_with_its_final_state(client: FlaskClient) -
         "next_player": None,
         "difficulty": "perfect",
         "optimal": None,
+        "rules": CLASSIC_RULES,
     }
 
 
@@ -158,21 +162,27 @@ def test_an_impossible_position_is_refused_with_a_code_and_a_reason(
     ("body", "loc", "words"),
     [
         ({}, ["board"], "is required"),
-        ({"board": None}, ["board"], "a board is a list of 9 cells"),
-        ({"board": 123}, ["board"], "a board is a list of 9 cells"),
-        ({"board": ["X"] * 8}, ["board"], "not a list of 8"),
-        ({"board": [None] * 10}, ["board"], "not a list of 10"),
-        ({"board": "X" * 8}, ["board"], "exactly 9 characters, not 8"),
-        ({"board": "." * 10}, ["board"], "exactly 9 characters, not 10"),
-        ({"board": [[None] * 3, [None] * 3]}, ["board"], "not a list of 2"),
-        ({"board": [[None] * 3, [None] * 3, [None] * 2]}, ["board"], "3 rows, each a list of 3"),
-        ({"board": [[None] * 3, [None] * 3, None]}, ["board"], "3 rows, each a list of 3"),
+        ({"board": None}, ["board"], "a board is a list of cells, a list of rows of cells"),
+        ({"board": 123}, ["board"], "a board is a list of cells, a list of rows of cells"),
+        (
+            {"board": []},
+            ["board"],
+            "a list of 1 to 16 cells or of 1 to 4 rows of cells, not a list of 0",
+        ),
+        ({"board": [None] * 17}, ["board"], "not a list of 17"),
+        ({"board": ""}, ["board"], "a board string has 1 to 16 characters, one a cell, not 0"),
+        ({"board": "." * 17}, ["board"], "not 17"),
+        ({"board": [[None] * 3, [None] * 3, [None] * 2]}, ["board"], "each a list of the same"),
+        ({"board": [[None] * 3, [None] * 3, None]}, ["board"], "each a list of the same"),
+        ({"board": [[None] * 5] * 2}, ["board"], "each a list of the same 1 to 4 cells"),
+        ({"board": [[None]] * 5}, ["board"], "a board of rows has 1 to 4 rows"),
+        ({"board": [[1], *[None] * 8]}, ["board"], "a board of rows has 1 to 4 rows"),
         ({"board": ["X", 7, *[None] * 7]}, ["board", 1], "cell 1 is 7"),
         ({"board": [-1, *[None] * 8]}, ["board", 0], "cell 0 is -1"),
         ({"board": [True, *[None] * 8]}, ["board", 0], "cell 0 is True"),
         ({"board": [0.0, *[None] * 8]}, ["board", 0], "cell 0 is 0.0"),
         ({"board": ["XX", *[None] * 8]}, ["board", 0], "cell 0 is 'XX'"),
-        ({"board": [[1], *[None] * 8]}, ["board", 0], "cell 0 is list"),
+        ({"board": [[None], [[]]]}, ["board", 1], "cell 1 is list"),
         ({"board": "X...\u0425...."}, ["board", 4], "cell 4 is '\u0425'"),
         ({"board": "0........"}, ["board", 0], "cell 0 is '0'"),
         ({"board": [["X", 2, 2], [3, 4, 5], [6, 7, 8]]}, ["board", 1], "cell 1 is 2"),

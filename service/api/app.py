@@ -26,11 +26,14 @@ def create_app(
     engine: Engine | None = None,
     on_answer: AnswerListener | None = None,
 ) -> Flask:
-    """Create the bestmove API; `engine` skips the solve, `on_answer` hears every move's outcome."""
+    """Create the bestmove API; `on_answer` hears every move's outcome.
+
+    Without `engine`, each game is solved in memory when it is first asked for.
+    """
     settings = settings if settings is not None else AppSettings()
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=settings.max_body_bytes)
-    engine = engine if engine is not None else Engine.build()
+    engine = engine if engine is not None else Engine.on_demand()
     app.extensions[EXTENSION_KEY] = Services(
         engine=engine,
         answers=Answers(engine, on_answer),

@@ -16,8 +16,10 @@ from service.api.problems import (
     http_code,
     illegal_position,
     invalid_request,
+    invalid_rules,
 )
 from service.game.legality import IllegalPosition
+from service.game.rules import InvalidRules
 
 #: What the framework's own error answers mean here, where Python's phrase is too terse.
 FRAMEWORK_DETAILS = {
@@ -61,6 +63,12 @@ def handle_problem(problem: Problem) -> Response:
 def handle_invalid_request(error: ValidationError) -> Response:
     """Answer a request that does not fit the schema."""
     return problem_response(invalid_request(error))
+
+
+@errors.app_errorhandler(InvalidRules)
+def handle_invalid_rules(error: InvalidRules) -> Response:
+    """Answer rules outside the family, or a board that does not fit them, with the reason."""
+    return problem_response(invalid_rules(error))
 
 
 @errors.app_errorhandler(IllegalPosition)

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from service.game.legality import IllegalPosition
+from service.game.rules import InvalidRules
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -112,6 +113,14 @@ def invalid_request(error: ValidationError) -> Problem:
     ]
     detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
     return Problem(422, "invalid_request", detail, errors=reasons)
+
+
+def invalid_rules(error: InvalidRules) -> Problem:
+    """Return the problem for rules outside the family, or a board that does not fit them."""
+    loc = ["board"] if error.field == "board" else ["rules", error.field]
+    return Problem(
+        422, error.problem.code, error.detail, errors=[{"loc": loc, "msg": error.detail}]
+    )
 
 
 def illegal_position(error: IllegalPosition) -> Problem:

@@ -2,47 +2,51 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PlainValidator,
+    PrivateAttr,
     ValidationError,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from service.game.board import CELL_COUNT, SIDE, GameStatus, Mark
+from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
+from service.game.rules import MAX_SIDE, rules_for
 
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
 EMPTY_CELLS = frozenset({"", " ", "_", "-", "."})
+MAX_CELLS = MAX_SIDE * MAX_SIDE
 CELL_HELP = (
     "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
 )
 
 
-def _cell_parser(index: int) -> Callable[[Any], Mark | None]:
-    def parse_cell(value: Any) -> Mark | None:
-        if value is None or (isinstance(value, str) and value in EMPTY_CELLS):
-            return None
-        if isinstance(value, str) and value in MARKS:
-            return MARKS[value]
-        # bool is a subclass of int, but true is no cell index.
-        if type(value) is int and value == index:
-            return None
-        raise PydanticCustomError(
-            "board_cell",
-            "cell {index} is {value}: " + CELL_HELP + ", {index}",
-            {"index": index, "value": _describe(value)},
-        )
-
-    return parse_cell
+def _parse_cell(indexed: tuple[int, Any]) -> Mark | None:
+    index, value = indexed
+    if value is None or (isinstance(value, str) and value in EMPTY_CELLS):
+        return None
+    if isinstance(value, str) and value in MARKS:
+        return MARKS[value]
+    # bool is a subclass of int, but true is no cell index.
+    if type(value) is int and value == index:
+        return None
+    raise PydanticCustomError(
+        "board_cell",
+        "cell {index} is {value}: " + CELL_HELP + ", {index}",
+        {"index": index, "value": _describe(value)},
+    )
 
 
 def _describe(value: Any) -> str:
@@ -50,33 +54,43 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _rows_of(value: Any) -> int | None:
+    """Return how many rows a board given as a list of rows has; None for a flat board."""
+    if isinstance(value, list) and value and any(isinstance(row, list) for row in value):
+        return len(value)
+    return None
+
+
 def _flatten_board(value: Any) -> Any:
-    """Turn the three accepted board shapes into one list of nine cells."""
+    """Turn the three accepted board shapes into one list of (index, cell) pairs."""
     if isinstance(value, str):
-        if len(value) != CELL_COUNT:
+        if not 1 <= len(value) <= MAX_CELLS:
             raise PydanticCustomError(
                 "board_length",
-                "a board string has exactly 9 characters, not {length}",
+                "a board string has 1 to 16 characters, one a cell, not {length}",
                 {"length": len(value)},
             )
-        return list(value)
+        return list(enumerate(value))
     if isinstance(value, list):
-        if len(value) == SIDE and any(isinstance(row, list) for row in value):
-            if not all(isinstance(row, list) and len(row) == SIDE for row in value):
+        if _rows_of(value) is not None:
+            widths = {len(row) if isinstance(row, list) else -1 for row in value}
+            if len(value) > MAX_SIDE or len(widths) != 1 or not 1 <= min(widths) <= MAX_SIDE:
                 raise PydanticCustomError(
-                    "board_rows", "a board of rows has 3 rows, each a list of 3 cells"
+                    "board_rows",
+                    "a board of rows has 1 to 4 rows, each a list of the same 1 to 4 cells",
                 )
-            return [cell for row in value for cell in row]
-        if len(value) != CELL_COUNT:
+            return list(enumerate(cell for row in value for cell in row))
+        if not 1 <= len(value) <= MAX_CELLS:
             raise PydanticCustomError(
                 "board_length",
-                "a board is a list of 9 cells or of 3 rows of 3 cells, not a list of {length}",
+                "a board is a list of 1 to 16 cells or of 1 to 4 rows of cells, "
+                "not a list of {length}",
                 {"length": len(value)},
             )
-        return value
+        return list(enumerate(value))
     raise PydanticCustomError(
         "board_type",
-        "a board is a list of 9 cells, a list of 3 rows of 3 cells, or a string of 9 characters",
+        "a board is a list of cells, a list of rows of cells, or a string of one character a cell",
     )
 
 
@@ -119,27 +133,75 @@ def _parse_seed(value: Any) -> int | None:
     )
 
 
-def _cell(index: int) -> Any:
-    return Annotated[Mark | None, PlainValidator(_cell_parser(index))]
+#: A cell, validated with its index so that it may be given as its own index, and so that
+#: every error is located at the cell.
+Cells = tuple[Annotated[Mark | None, PlainValidator(_parse_cell)], ...]
 
 
-if TYPE_CHECKING:
-    Cells = tuple[Mark | None, ...]
-else:
-    # Each position gets its own validator, so an integer cell can be checked against its index
-    # and every error is located at the cell's index.
-    Cells = tuple[tuple(_cell(index) for index in range(CELL_COUNT))]
+def _strict_int(value: Any) -> int | None:
+    if value is None or type(value) is int:
+        return value
+    raise PydanticCustomError(
+        "whole_number", "must be a whole number, not {value}", {"value": _describe(value)}
+    )
+
+
+def _strict_bool(value: Any) -> bool:
+    if type(value) is bool:
+        return value
+    raise PydanticCustomError(
+        "boolean", "must be true or false, not {value}", {"value": _describe(value)}
+    )
+
+
+class RulesRequest(BaseModel):
+    """Which game of the family: all optional, inferred from the board where absent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rows: Annotated[int | None, PlainValidator(_strict_int)] = None
+    cols: Annotated[int | None, PlainValidator(_strict_int)] = None
+    k: Annotated[int | None, PlainValidator(_strict_int)] = None
+    misere: Annotated[bool, PlainValidator(_strict_bool)] = False
 
 
 class MoveRequest(BaseModel):
-    """A board, in any accepted encoding, and optionally who is to move on it."""
+    """A board, in any accepted encoding, its rules, and optionally who is to move on it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     board: Annotated[Cells, BeforeValidator(_flatten_board)]
+    rules: RulesRequest | None = None
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
     difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
     seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
+    #: How many rows the board was given in, when it came as a list of rows.
+    _board_rows: int | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_the_boards_shape(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        request = handler(data)
+        if isinstance(data, dict):
+            request._board_rows = _rows_of(data.get("board"))
+        return request
+
+    def position(self) -> Board:
+        """Return the board under the rules named, or implied by its shape.
+
+        Raise InvalidRules, saying why, for rules outside the family or a board that does
+        not fit them.
+        """
+        given = self.rules or RulesRequest()
+        rules = rules_for(
+            len(self.board),
+            board_rows=self._board_rows,
+            rows=given.rows,
+            cols=given.cols,
+            k=given.k,
+            misere=given.misere,
+        )
+        return Board(self.board, rules)
 
     @property
     def deterministic(self) -> bool:
@@ -168,7 +230,35 @@ class MoveRequest(BaseModel):
         seed = fields.get("seed")
         if isinstance(seed, str) and seed.isascii() and seed.isdigit():
             fields["seed"] = int(seed)
+        rules = {name: fields.pop(name) for name in RULES_PARAMETERS if name in fields}
+        if rules:
+            fields["rules"] = {name: _from_query_text(name, text) for name, text in rules.items()}
         return cls.model_validate(fields)
+
+
+#: The query parameters of GET /v1/move that name the rules.
+RULES_PARAMETERS = ("rows", "cols", "k", "misere")
+WHOLE_NUMBER = re.compile(r"-?[0-9]{1,20}")
+BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
+
+
+def _from_query_text(name: str, text: str) -> Any:
+    """Read a rule from the query string: misere as true or false, the others as whole
+    numbers; text that is neither is left for validation to refuse, saying why."""
+    if name == "misere":
+        return BOOLEAN_WORDS.get(text, text)
+    return int(text) if WHOLE_NUMBER.fullmatch(text) else text
+
+
+class RulesResponse(BaseModel):
+    """The game an answer is for, with every rule spelled out."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    rows: int
+    cols: int
+    k: int
+    misere: bool
 
 
 class MoveResponse(BaseModel):
@@ -189,6 +279,7 @@ class MoveResponse(BaseModel):
     next_player: Mark | None
     difficulty: Difficulty
     optimal: bool | None
+    rules: RulesResponse
 
     @classmethod
     def from_advice(cls, advice: MoveAdvice) -> MoveResponse:
@@ -211,6 +302,7 @@ class MoveResponse(BaseModel):
             next_player=advice.next_player,
             difficulty=advice.difficulty,
             optimal=advice.optimal,
+            rules=RulesResponse.model_validate(advice.board.rules),
         )
 
 
@@ -243,6 +335,7 @@ class AnalysisResponse(BaseModel):
     outcome: Outcome | None
     plies_to_end: int
     moves: tuple[RankedMoveResponse, ...]
+    rules: RulesResponse
 
     @classmethod
     def from_analysis(cls, analysis: Analysis) -> AnalysisResponse:
@@ -255,6 +348,7 @@ class AnalysisResponse(BaseModel):
             outcome=evaluation.outcome if evaluation else None,
             plies_to_end=evaluation.plies_to_end if evaluation else 0,
             moves=tuple(RankedMoveResponse.from_ranked(ranked) for ranked in analysis.moves),
+            rules=RulesResponse.model_validate(analysis.rules),
         )
 
 

@@ -8,10 +8,11 @@ from flask import Blueprint, Response, current_app, request
 from pydantic import ValidationError
 
 from service.api.json_body import read_json_body
-from service.api.problems import Problem, illegal_position, invalid_request
+from service.api.problems import Problem, illegal_position, invalid_request, invalid_rules
 from service.api.schemas import BatchRequest, MoveRequest
 from service.api.services import services
 from service.game.legality import IllegalPosition
+from service.game.rules import InvalidRules
 
 api = Blueprint("api", __name__)
 
@@ -69,6 +70,8 @@ def _batch_result(item: Any) -> bytes:
         return invalid_request(error).to_json()
     except IllegalPosition as error:
         return illegal_position(error).to_json()
+    except InvalidRules as error:
+        return invalid_rules(error).to_json()
 
 
 @api.get("/healthz")
@@ -82,7 +85,10 @@ def readiness() -> dict[str, str]:
     """Answer whether this process should get traffic: solver sound and not shutting down."""
     if services().lifecycle.draining:
         raise Problem(503, "not_ready", "the server is shutting down")
-    if not services().engine.answers_known_position():
+    engine = services().engine
+    if not engine.answers_every_game():
+        raise Problem(503, "not_ready", "the solver does not hold every game of the family yet")
+    if not engine.answers_known_position():
         raise Problem(503, "not_ready", "the solver does not answer a known position correctly")
     return {"status": "ready"}
 

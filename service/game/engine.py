@@ -12,8 +12,8 @@ from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
-from service.game.rules import CLASSIC, Rules
-from service.game.table import UNREACHABLE, Scores, place_of, solve
+from service.game.rules import CLASSIC, FAMILY, Rules
+from service.game.table import UNREACHABLE, Scores, SolvedOnDemand, place_of, solve
 
 #: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.
 WIN_SCORE = CLASSIC.max_score
@@ -151,23 +151,33 @@ class Analysis:
     status: GameStatus
     evaluation: Evaluation | None
     moves: tuple[RankedMove, ...]
+    rules: Rules = CLASSIC
 
 
 class Engine:
     """Answers any legal position of the games it holds, each from its solved table."""
 
     def __init__(self, tables: Mapping[Rules, Scores]) -> None:
-        self._tables = MappingProxyType(dict(tables))
+        # Read-only, and not copied: a mapping may solve its tables on demand.
+        self._tables = MappingProxyType(tables) if isinstance(tables, dict) else tables
 
     @classmethod
     def build(cls, games: Iterable[Rules] = (CLASSIC,)) -> Engine:
         """Solve every position of each game, reachable with either player starting."""
         return cls({rules: solve(rules) for rules in games})
 
-    @property
-    def games(self) -> frozenset[Rules]:
-        """Return the games this engine answers."""
-        return frozenset(self._tables)
+    @classmethod
+    def on_demand(cls) -> Engine:
+        """Return an engine for the whole family that solves each game when first asked."""
+        return cls(SolvedOnDemand())
+
+    def answers(self, rules: Rules) -> bool:
+        """Return whether this engine answers a game."""
+        return rules in self._tables
+
+    def answers_every_game(self) -> bool:
+        """Return whether this engine answers every game of the family."""
+        return all(rules in self._tables for rules in FAMILY)
 
     def score(self, board: Board, side_to_move: Mark) -> int | None:
         """Return a position's exact score for the side to move, or None if no game reaches it."""
@@ -287,12 +297,12 @@ class Engine:
         player = self.legal_side_to_move(board, requested_player)
         status = board.status()
         if status.is_over:
-            return Analysis(player, status, None, ())
+            return Analysis(player, status, None, (), board.rules)
         ranked = sorted(
             (self.rank(board, player, move) for move in board.empty_cells()),
             key=lambda ranked_move: (-ranked_move.score, ranked_move.move),
         )
-        return Analysis(player, status, self.evaluate(board, player), tuple(ranked))
+        return Analysis(player, status, self.evaluate(board, player), tuple(ranked), board.rules)
 
     def answers_known_position(self) -> bool:
         """Return whether the table finds the one winning move on a known position."""

@@ -27,6 +27,7 @@ class RulesProblem(enum.Enum):
     ROWS_OUT_OF_RANGE = "rows_out_of_range"
     COLS_OUT_OF_RANGE = "cols_out_of_range"
     K_OUT_OF_RANGE = "k_out_of_range"
+    BOARD_DOES_NOT_FIT = "board_does_not_fit"
 
     @property
     def code(self) -> str:
@@ -35,12 +36,21 @@ class RulesProblem(enum.Enum):
 
 
 class InvalidRules(ValueError):
-    """Raised for rules outside the family: a side or a line length out of range."""
+    """Raised for rules outside the family, or a board that does not fit its rules."""
 
     def __init__(self, problem: RulesProblem, detail: str) -> None:
         super().__init__(detail)
         self.problem = problem
         self.detail = detail
+
+    @property
+    def field(self) -> str:
+        """Return which part of a request is at fault: one of the rules, or the board."""
+        return {
+            RulesProblem.ROWS_OUT_OF_RANGE: "rows",
+            RulesProblem.COLS_OUT_OF_RANGE: "cols",
+            RulesProblem.K_OUT_OF_RANGE: "k",
+        }.get(self.problem, "board")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,3 +138,66 @@ def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
 
 #: Today's game: 3x3, three in a row, normal rules.
 CLASSIC = Rules()
+
+
+#: Every game the service answers: each board up to 4x4, each line length, normal and misère.
+FAMILY: tuple[Rules, ...] = tuple(
+    Rules(rows, cols, k, misere)
+    for rows in range(1, MAX_SIDE + 1)
+    for cols in range(1, MAX_SIDE + 1)
+    for k in range(1, max(rows, cols) + 1)
+    for misere in (False, True)
+)
+
+
+#: The square boards a flat board's length names by itself.
+SQUARES = {side * side: side for side in range(1, MAX_SIDE + 1)}
+
+
+def rules_for(
+    cell_count: int,
+    *,
+    board_rows: int | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
+    k: int | None = None,
+    misere: bool = False,
+) -> Rules:
+    """Return the rules a request names, the board's shape filling in what it leaves out.
+
+    A board given as `board_rows` rows has that shape; a flat board of 1, 4, 9 or 16 cells
+    is square; any other needs `rows` or `cols`. Raise InvalidRules, saying why, for rules
+    outside the family or a board that does not fit them.
+    """
+    # The rules' own bounds first: a request naming 5 rows learns that before anything else.
+    Rules(1 if rows is None else rows, 1 if cols is None else cols, 1, misere)
+    if board_rows is not None:
+        shape = (board_rows, cell_count // board_rows)
+    elif rows is not None and cols is not None:
+        shape = (rows, cols)
+    elif rows is not None:
+        shape = (rows, cell_count // rows)
+    elif cols is not None:
+        shape = (cell_count // cols, cols)
+    elif cell_count in SQUARES:
+        shape = (SQUARES[cell_count], SQUARES[cell_count])
+    else:
+        raise InvalidRules(
+            RulesProblem.BOARD_DOES_NOT_FIT,
+            f"a flat board of {cell_count} cells is no square: say its shape with "
+            "rules.rows and rules.cols, or send it as a list of rows",
+        )
+    if (
+        shape[0] * shape[1] != cell_count
+        or rows not in (None, shape[0])
+        or cols not in (None, shape[1])
+    ):
+        rows_named = f"{rows if rows is not None else shape[0]}"
+        cols_named = f"{cols if cols is not None else shape[1]}"
+        given = f" in {board_rows} rows" if board_rows is not None else ""
+        raise InvalidRules(
+            RulesProblem.BOARD_DOES_NOT_FIT,
+            f"the board has {cell_count} cells{given}, which do not fit {rows_named} rows "
+            f"of {cols_named} cells",
+        )
+    return Rules.of(shape[0], shape[1], k, misere=misere)

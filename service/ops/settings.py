@@ -28,6 +28,9 @@ class Settings:
     access_log: bool = True
     #: Set (by `python -m service`) when gunicorn's workers share metrics through files.
     metrics_dir: Path | None = None
+    #: Where the solved tables are kept (prepared on the first start, then only opened);
+    #: None solves each game in memory when first asked, for development and tests.
+    tables_dir: Path | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -46,7 +49,16 @@ class Settings:
             metrics_dir=Path(directory)
             if (directory := _text(environ, METRICS_DIR_VARIABLE))
             else None,
+            tables_dir=Path(tables)
+            if (tables := _text(environ, "TABLES_DIR"))
+            else (default_tables_dir(environ)),
         )
+
+
+def default_tables_dir(environ: Mapping[str, str]) -> Path:
+    """Return the user's cache directory for the tables: $XDG_CACHE_HOME, else ~/.cache."""
+    cache = environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(cache) if cache else Path.home() / ".cache") / "bestmove" / "tables"
 
 
 def _text(environ: Mapping[str, str], name: str) -> str:

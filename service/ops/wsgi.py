@@ -11,14 +11,23 @@ from service.game.engine import Engine
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
 from service.ops.settings import Settings
+from service.ops.tables import open_tables
 
 
 def create_service(settings: Settings | None = None, *, engine: Engine | None = None) -> Flask:
     """Create the whole service: the API, request ids, the access log and metrics.
 
-    Without `settings`, they are read from the environment; `engine` skips the solve.
+    Without `settings`, they are read from the environment. Without `engine`, every game's
+    table is opened from the settings' directory, those missing solved first (or, with no
+    directory, each game is solved in memory when first asked).
     """
     settings = settings if settings is not None else Settings.from_environ(os.environ)
+    if engine is None:
+        engine = (
+            Engine(open_tables(settings.tables_dir))
+            if settings.tables_dir is not None
+            else Engine.on_demand()
+        )
     metrics = Metrics(settings.metrics_dir)
     app = create_app(settings.app, engine=engine, on_answer=metrics.count_move)
     observe(app, metrics, AccessLog() if settings.access_log else None)
