@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from service.game.rules import Rules
 from service.game.store import TableStore
@@ -46,3 +47,16 @@ def test_each_game_has_its_own_file_named_for_its_rules_and_the_format(tmp_path:
     store = TableStore(tmp_path)
     assert store.path(GAME).name == "mnk-3x4-k3-misere-v1.npy"
     assert store.path(Rules(4, 4, 4)).name == "mnk-4x4-k4-normal-v1.npy"
+
+
+def test_a_prepared_table_is_readable_by_every_user(tmp_path: Path) -> None:
+    """The image prepares tables as root; the server reads them as another user."""
+    store = TableStore(tmp_path)
+    store.prepare(GAME)
+    assert store.path(GAME).stat().st_mode & 0o777 == 0o644
+
+
+def test_a_table_that_cannot_be_prepared_says_where_and_why(tmp_path: Path) -> None:
+    (tmp_path / "tables").write_text("a file where the directory should be")
+    with pytest.raises(OSError, match=r"the table of 3x4, 3 in a row, misère is not in .*tables"):
+        TableStore(tmp_path / "tables").tables([GAME])

@@ -82,7 +82,10 @@ class Page:
             self.outside_requests.append(request.url)
 
     def cells(self) -> list[str]:
-        return [self.page.inner_text(f".cell[data-cell='{index}']").strip() for index in range(9)]
+        count = self.page.locator(".cell").count()
+        return [
+            self.page.inner_text(f".cell[data-cell='{index}']").strip() for index in range(count)
+        ]
 
     def status(self) -> str:
         return str(self.page.inner_text("#status"))
@@ -107,10 +110,17 @@ def page(browser: Any, served: tuple[str, Flask]) -> Iterator[Page]:
 
 
 def start_game(
-    page: Page, *, mark: str, first: str, difficulty: str, seed: int | None = None
+    page: Page,
+    *,
+    mark: str,
+    first: str,
+    difficulty: str,
+    seed: int | None = None,
+    game: str = "",
 ) -> None:
-    query = "" if seed is None else f"?seed={seed}"
-    page.page.goto(page.base_url + "/" + query)
+    """Open the page (with `game`, the rules as in its address) and start with settings."""
+    parameters = [part for part in (game, "" if seed is None else f"seed={seed}") if part]
+    page.page.goto(page.base_url + "/" + ("?" + "&".join(parameters) if parameters else ""))
     page.page.check(f"input[name=mark][value={mark}]")
     page.page.check(f"input[name=first][value={first}]")
     page.page.select_option("select[name=difficulty]", difficulty)
@@ -118,9 +128,11 @@ def start_game(
     page.wait_for_turn_or_end()
 
 
-def expected_result(app: Flask, cells: list[str], you: str) -> tuple[str, set[int]]:
+def expected_result(
+    app: Flask, cells: list[str], you: str, rules: dict[str, object] | None = None
+) -> tuple[str, set[int]]:
     """Ask the API itself how the final board stands; return the words and the line cells."""
-    answer = app.test_client().post("/v1/move", json={"board": cells}).get_json()
+    answer = app.test_client().post("/v1/move", json={"board": cells, "rules": rules}).get_json()
     assert answer["move"] is None, "the game on the page should be over"
     winner = answer["winner"]
     result = "draw" if winner is None else "win" if winner == you else "loss"
@@ -130,7 +142,7 @@ def expected_result(app: Flask, cells: list[str], you: str) -> tuple[str, set[in
 def winning_cells(page: Page) -> set[int]:
     return {
         index
-        for index in range(9)
+        for index in range(len(page.cells()))
         if "winning" in (page.page.get_attribute(f".cell[data-cell='{index}']", "class") or "")
     }
 
@@ -162,7 +174,7 @@ def follow_the_hints(page: Page) -> None:
         page.page.wait_for_selector(".cell[data-hint]")
         hints = {
             index: page.page.get_attribute(f".cell[data-cell='{index}']", "data-hint")
-            for index in range(9)
+            for index in range(len(page.cells()))
         }
         for outcome in ("win", "draw", "loss"):
             choices = [index for index, hint in hints.items() if hint == outcome]
@@ -170,6 +182,65 @@ def follow_the_hints(page: Page) -> None:
                 page.page.click(f".cell[data-cell='{choices[0]}']")
                 break
         page.wait_for_turn_or_end()
+
+
+GAMES = {
+    "4x4, three in a row, misere": ("rows=4&cols=4&k=3&misere=1", (4, 4, 3, True)),
+    "4x4, four in a row": ("rows=4&cols=4&k=4", (4, 4, 4, False)),
+    "3x4, three in a row": ("rows=3&cols=4&k=3", (3, 4, 3, False)),
+    "2x2, two in a row, misere": ("rows=2&cols=2&k=2&misere=true", (2, 2, 2, True)),
+}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_game_of_the_family_plays_to_the_apis_result(
+    page: Page, served: tuple[str, Flask], name: str
+) -> None:
+    """The rules from the address; the lowest free cell every turn against perfect play."""
+    _, app = served
+    query, (rows, cols, k, misere) = GAMES[name]
+    start_game(page, mark="X", first="you", difficulty="perfect", game=query)
+    assert len(page.cells()) == rows * cols
+    while not page.over():
+        free = [index for index, cell in enumerate(page.cells()) if cell == ""]
+        page.page.click(f".cell[data-cell='{free[0]}']")
+        page.wait_for_turn_or_end()
+    rules: dict[str, object] = {"rows": rows, "cols": cols, "k": k, "misere": misere}
+    words, line_cells = expected_result(app, page.cells(), "X", rules)
+    assert page.status() == words
+    assert winning_cells(page) == line_cells
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.page.screenshot(path=str(ARTIFACTS / f"game-{query}.png"), full_page=True)
+
+
+def test_a_link_opens_a_given_game_with_its_settings(page: Page) -> None:
+    page.page.goto(page.base_url + "/?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O")
+    page.wait_for_turn_or_end()
+    assert page.page.locator(".cell").count() == 16
+    form = page.page.locator("#settings")
+    assert [
+        form.locator(f"select[name={name}]").input_value() for name in ("rows", "cols", "k")
+    ] == [
+        "4",
+        "4",
+        "4",
+    ]
+    assert form.locator("input[name=misere]").is_checked()
+    assert form.locator("select[name=difficulty]").input_value() == "perfect"
+    assert page.page.get_attribute(".cell[data-cell='15']", "aria-label") == (
+        "Row 4, column 4: empty"
+    )
+
+
+def test_a_game_the_family_lacks_is_refused_in_the_services_words(page: Page) -> None:
+    page.page.goto(page.base_url + "/?rows=3&cols=3&k=4")
+    playwright_api.expect(page.page.locator("#status")).to_have_text(
+        "Not a game: k is 4, but on a 3x3 board a line is 1 to 3 cells long"
+    )
+    assert page.page.locator(".cell:enabled").count() == 0
+    # The browser itself logs the refused request; nothing else may be logged.
+    assert [error for error in page.errors if "status of 422" not in error] == []
+    page.errors.clear()
 
 
 def test_following_the_hints_beats_easy(page: Page, served: tuple[str, Flask]) -> None:

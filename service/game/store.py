@@ -60,6 +60,8 @@ class TableStore:
         try:
             with os.fdopen(handle, "wb") as output:
                 np.save(output, table, allow_pickle=False)
+            # Readable by every user: a server may run as another user than the one preparing.
+            os.chmod(temporary, 0o644)
             os.replace(temporary, self.path(rules))
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
@@ -74,7 +76,13 @@ class TableStore:
         for rules in games:
             table = self.open(rules)
             if table is None:
-                seconds = self.prepare(rules)
+                try:
+                    seconds = self.prepare(rules)
+                except OSError as error:
+                    raise OSError(
+                        f"the table of {rules.describe()} is not in {self.directory}, and it "
+                        f"cannot be prepared there: {error}"
+                    ) from error
                 if progress is not None:
                     progress(rules, seconds)
                 table = self.open(rules)

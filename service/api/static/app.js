@@ -6,18 +6,31 @@ const RESULT_WORDS = { win: "You win", loss: "You lose", draw: "Draw" };
 
 const page = {
   board: document.getElementById("board"),
-  cells: [...document.querySelectorAll(".cell")],
+  cells: [],
   status: document.getElementById("status"),
   hint: document.getElementById("hint"),
   settings: document.getElementById("settings"),
 };
 
-// A seed in the page's address (?seed=7) makes the computer's random choices repeatable.
-const seedParameter = new URLSearchParams(window.location.search).get("seed");
-const seed = seedParameter === null ? null : Number(seedParameter);
+// The page's address can name a game and its settings, so that a link opens it:
+// /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
+// (a seed makes the computer's random choices repeatable).
+const address = new URLSearchParams(window.location.search);
+const seed = address.has("seed") ? Number(address.get("seed")) : null;
+for (const name of ["rows", "cols", "k", "difficulty"]) {
+  const field = page.settings.elements[name];
+  if (address.has(name)) field.value = address.get(name);
+}
+for (const name of ["mark", "first"]) {
+  if (address.has(name)) page.settings.elements[name].value = address.get(name);
+}
+if (address.has("misere")) {
+  page.settings.elements.misere.checked = ["1", "true"].includes(address.get("misere"));
+}
 
 const game = {
-  cells: Array(9).fill(""),
+  cells: [],
+  rules: { rows: 3, cols: 3, k: 3, misere: false },
   you: "X",
   computer: "O",
   difficulty: "medium",
@@ -41,8 +54,8 @@ async function ask(path, body) {
 }
 
 function describe(index) {
-  const row = Math.floor(index / 3) + 1;
-  const column = (index % 3) + 1;
+  const row = Math.floor(index / game.rules.cols) + 1;
+  const column = (index % game.rules.cols) + 1;
   const mark = game.cells[index] || "empty";
   const hint = game.hints.get(index);
   return `Row ${row}, column ${column}: ${mark}${hint ? `, hint: ${hint}` : ""}`;
@@ -81,7 +94,12 @@ async function computerMove() {
   game.hints.clear();
   render();
   say("Thinking…");
-  const request = { board: game.cells, player: game.computer, difficulty: game.difficulty };
+  const request = {
+    board: game.cells,
+    rules: game.rules,
+    player: game.computer,
+    difficulty: game.difficulty,
+  };
   if (seed !== null) request.seed = seed;
   try {
     const answer = await ask("/v1/move", request);
@@ -107,7 +125,11 @@ function play(index) {
 
 async function showHints() {
   try {
-    const analysis = await ask("/v1/analysis", { board: game.cells, player: game.you });
+    const analysis = await ask("/v1/analysis", {
+      board: game.cells,
+      rules: game.rules,
+      player: game.you,
+    });
     game.hints = new Map(analysis.moves.map((ranked) => [ranked.move, ranked.outcome]));
     render();
   } catch (error) {
@@ -115,27 +137,60 @@ async function showHints() {
   }
 }
 
-function newGame(event) {
+function drawBoard() {
+  // One button a cell, in rows of the game's width; the service says what each holds.
+  page.board.replaceChildren();
+  page.board.style.gridTemplateColumns = `repeat(${game.rules.cols}, 1fr)`;
+  page.board.dataset.cols = String(game.rules.cols);
+  page.cells = game.cells.map((_, index) => {
+    const cell = document.createElement("button");
+    cell.type = "button";
+    cell.className = "cell";
+    cell.dataset.cell = String(index);
+    cell.addEventListener("click", () => play(index));
+    page.board.append(cell);
+    return cell;
+  });
+}
+
+async function newGame(event) {
   if (event) event.preventDefault();
   const settings = new FormData(page.settings);
   game.you = settings.get("mark");
   game.computer = game.you === "X" ? "O" : "X";
   game.difficulty = settings.get("difficulty");
-  game.cells = Array(9).fill("");
+  game.rules = {
+    rows: Number(settings.get("rows")),
+    cols: Number(settings.get("cols")),
+    k: Number(settings.get("k")),
+    misere: settings.get("misere") === "1",
+  };
+  game.cells = Array(game.rules.rows * game.rules.cols).fill("");
   game.over = false;
+  game.yourTurn = false;
   game.winningCells = new Set();
   game.hints.clear();
   delete page.board.dataset.result;
+  drawBoard();
+  render();
   if (settings.get("first") === "computer") {
     computerMove();
-  } else {
-    game.yourTurn = true;
-    say(`Your turn (you play ${game.you})`);
-    render();
+    return;
   }
+  // The service, not the page, knows which games exist: it says so for a line too long.
+  try {
+    await ask("/v1/analysis", { board: game.cells, rules: game.rules, player: game.you });
+  } catch (error) {
+    game.over = true;
+    render();
+    say(`Not a game: ${error.message}`);
+    return;
+  }
+  game.yourTurn = true;
+  say(`Your turn (you play ${game.you})`);
+  render();
 }
 
-page.cells.forEach((cell, index) => cell.addEventListener("click", () => play(index)));
 page.hint.addEventListener("click", showHints);
 page.settings.addEventListener("submit", newGame);
 newGame();
