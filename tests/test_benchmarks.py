@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from benchmarks import engine_bench, http_bench
+from benchmarks import engine_bench, family_bench, family_http, http_bench
 from benchmarks.floor_app import app as floor_app
 from service.game.engine import Engine
+from service.game.rules import Rules
 
 
 def test_the_baseline_searches_find_best_moves(engine: Engine) -> None:
@@ -70,3 +71,27 @@ def test_the_wrk_script_cycles_through_the_requests(tmp_path: Path) -> None:
     assert 'wrk.method = "POST"' in text
     assert '{"/v1/move", "{\\"board\\": \\"X........\\"}"}' in text
     assert "wrk.format(nil, requests[i][1], nil, requests[i][2])" in text
+
+
+def test_the_family_workloads_are_legal_unfinished_positions_the_service_answers(
+    client: FlaskClient,
+) -> None:
+    """The 4x4 loads: distinct boards, the empty one first, each answered with a move."""
+    boards = family_http.positions(family_http.FOUR_MISERE, count=40)
+    assert boards[0] == "." * 16
+    assert len(set(boards)) == len(boards) > 30
+    for path, body in family_http.move_requests(family_http.FOUR_MISERE, boards):
+        answer = client.post(path, data=body, content_type="application/json").get_json()
+        assert answer["move"] is not None, body
+        assert answer["rules"] == {"rows": 4, "cols": 4, "k": 4, "misere": True}
+
+
+def test_the_family_preparation_figures_agree_with_the_anchor() -> None:
+    member = family_bench.measure_member(Rules(3, 3, 3, misere=True))
+    assert member.positions == 5_478
+    assert member.anchor_seconds is not None
+    assert member.anchor_bytes is not None
+    assert member.table_bytes == 3**9
+    assert member.result == "draw"
+    assert len(family_bench.family()) == 100
+    assert not family_bench.anchored(Rules(4, 4, 4, misere=True))
