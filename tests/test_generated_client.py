@@ -138,3 +138,34 @@ def test_the_generated_client_uses_the_cacheable_get(
     assert response.status_code == 200
     assert response.parsed.move == 1
     assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+
+
+def test_the_generated_client_names_the_rules_of_a_larger_game(
+    generated: ModuleType, api_client: Any
+) -> None:
+    models = importlib.import_module("bestmove_client.models")
+    post_move = operation(generated, "moves.post_move")
+    answer = post_move.sync(
+        client=api_client,
+        body=models.MoveRequest(
+            board="XO..............", rules=models.RulesInput(k=3, misere=True)
+        ),
+    )
+    assert isinstance(answer, models.MoveResponse)
+    assert (answer.rules.rows, answer.rules.cols, answer.rules.k, answer.rules.misere) == (
+        4,
+        4,
+        3,
+        True,
+    )
+    assert len(answer.board) == 16
+    refused = post_move.sync_detailed(
+        client=api_client, body=models.MoveRequest(board="X" * 12, rules=models.RulesInput(rows=5))
+    )
+    assert refused.status_code == 422
+    assert refused.parsed.code.value == "rows_out_of_range"
+    got = operation(generated, "moves.get_move").sync(
+        client=api_client, board="X" + "." * 15, k=3, misere=True
+    )
+    assert got.rules.k == 3
+    assert got.rules.misere is True

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    ModelWrapValidatorHandler,
     PlainValidator,
-    PrivateAttr,
     ValidationError,
-    model_validator,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
 )
 from pydantic_core import PydanticCustomError
 
@@ -138,6 +137,28 @@ def _parse_seed(value: Any) -> int | None:
 Cells = tuple[Annotated[Mark | None, PlainValidator(_parse_cell)], ...]
 
 
+class ShapedCells(tuple[Mark | None, ...]):
+    """A board's cells, flat, remembering how many rows they came in (None: given flat)."""
+
+    rows: int | None
+
+    def __new__(cls, cells: tuple[Mark | None, ...], rows: int | None) -> ShapedCells:
+        shaped = super().__new__(cls, cells)
+        shaped.rows = rows
+        return shaped
+
+
+def _keep_the_rows(value: Any, handler: ValidatorFunctionWrapHandler) -> ShapedCells:
+    return ShapedCells(handler(value), _rows_of(value))
+
+
+if TYPE_CHECKING:
+    BoardCells = ShapedCells
+else:
+    # Any encoding flattened, each cell checked at its index, the rows remembered.
+    BoardCells = Annotated[Cells, BeforeValidator(_flatten_board), WrapValidator(_keep_the_rows)]
+
+
 def _strict_int(value: Any) -> int | None:
     if value is None or type(value) is int:
         return value
@@ -165,26 +186,20 @@ class RulesRequest(BaseModel):
     misere: Annotated[bool, PlainValidator(_strict_bool)] = False
 
 
+#: A request without `rules`: every rule from the board's shape, or the defaults.
+NO_RULES = RulesRequest()
+
+
 class MoveRequest(BaseModel):
     """A board, in any accepted encoding, its rules, and optionally who is to move on it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    board: Annotated[Cells, BeforeValidator(_flatten_board)]
+    board: BoardCells
     rules: RulesRequest | None = None
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
     difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
     seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
-    #: How many rows the board was given in, when it came as a list of rows.
-    _board_rows: int | None = PrivateAttr(default=None)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _remember_the_boards_shape(cls, data: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
-        request = handler(data)
-        if isinstance(data, dict):
-            request._board_rows = _rows_of(data.get("board"))
-        return request
 
     def position(self) -> Board:
         """Return the board under the rules named, or implied by its shape.
@@ -192,16 +207,16 @@ class MoveRequest(BaseModel):
         Raise InvalidRules, saying why, for rules outside the family or a board that does
         not fit them.
         """
-        given = self.rules or RulesRequest()
+        given = self.rules or NO_RULES
         rules = rules_for(
             len(self.board),
-            board_rows=self._board_rows,
+            board_rows=self.board.rows,
             rows=given.rows,
             cols=given.cols,
             k=given.k,
             misere=given.misere,
         )
-        return Board(self.board, rules)
+        return Board(tuple(self.board), rules)
 
     @property
     def deterministic(self) -> bool:

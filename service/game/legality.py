@@ -6,16 +6,16 @@ player starting, where play stops at the first completed line or when the board 
 
 from __future__ import annotations
 
-import enum
 from itertools import combinations
 
 from service.game.board import Board, Mark
+from service.game.refusals import Reason, Refusal
 from service.game.rules import Rules
 
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
-class Illegality(enum.Enum):
+class Illegality(Reason):
     """A reason why a board, or the player asked to move on it, cannot occur in a game."""
 
     PLAY_AFTER_WIN = "play_after_win"
@@ -27,19 +27,13 @@ class Illegality(enum.Enum):
     BOTH_PLAYERS_LOST = "both_players_lost"
     LOSER_NOT_LAST_TO_MOVE = "loser_not_last_to_move"
 
-    @property
-    def code(self) -> str:
-        """Return the stable machine-readable code."""
-        return self.value
 
-
-class IllegalPosition(ValueError):
+class IllegalPosition(Refusal):
     """Raised for a board, or a player to move, that no game can produce."""
 
     def __init__(self, reason: Illegality, detail: str, *, about_player: bool = False) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
+        super().__init__(reason, detail)
+        self.reason: Illegality = reason
         self.about_player = about_player
 
 

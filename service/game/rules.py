@@ -8,9 +8,10 @@ row-major order, 0 at the top left.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from functools import cache
+
+from service.game.refusals import Reason, Refusal
 
 #: The largest side a board may have: every member up to 4x4 is solved exactly.
 MAX_SIDE = 4
@@ -21,7 +22,7 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 Line = tuple[int, ...]
 
 
-class RulesProblem(enum.Enum):
+class RulesProblem(Reason):
     """A reason why rules name no game the service plays."""
 
     ROWS_OUT_OF_RANGE = "rows_out_of_range"
@@ -29,19 +30,13 @@ class RulesProblem(enum.Enum):
     K_OUT_OF_RANGE = "k_out_of_range"
     BOARD_DOES_NOT_FIT = "board_does_not_fit"
 
-    @property
-    def code(self) -> str:
-        """Return the stable machine-readable code."""
-        return self.value
 
-
-class InvalidRules(ValueError):
+class InvalidRules(Refusal):
     """Raised for rules outside the family, or a board that does not fit its rules."""
 
     def __init__(self, problem: RulesProblem, detail: str) -> None:
-        super().__init__(detail)
+        super().__init__(problem, detail)
         self.problem = problem
-        self.detail = detail
 
     @property
     def field(self) -> str:
@@ -154,6 +149,7 @@ FAMILY: tuple[Rules, ...] = tuple(
 SQUARES = {side * side: side for side in range(1, MAX_SIDE + 1)}
 
 
+@cache
 def rules_for(
     cell_count: int,
     *,
@@ -167,7 +163,7 @@ def rules_for(
 
     A board given as `board_rows` rows has that shape; a flat board of 1, 4, 9 or 16 cells
     is square; any other needs `rows` or `cols`. Raise InvalidRules, saying why, for rules
-    outside the family or a board that does not fit them.
+    outside the family or a board that does not fit them. Remembered: every request asks.
     """
     # The rules' own bounds first: a request naming 5 rows learns that before anything else.
     Rules(1 if rows is None else rows, 1 if cols is None else cols, 1, misere)
