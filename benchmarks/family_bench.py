@@ -20,7 +20,7 @@ import numpy as np
 
 from service.game.board import Board, Mark
 from service.game.engine import Engine
-from service.game.rules import MAX_SIDE, Rules
+from service.game.rules import FAMILY, Rules
 from service.game.table import UNREACHABLE, solve
 from tests.family_reference import Game, solve_every_position
 
@@ -51,17 +51,6 @@ class MemberFigures:
         if self.empty_score < 0:
             return f"first player loses in {self.rules.max_score + self.empty_score}"
         return "draw"
-
-
-def family() -> list[Rules]:
-    """Every member up to 4x4, normal and misère: 100 games."""
-    return [
-        Rules(rows, cols, k, misere)
-        for rows in range(1, MAX_SIDE + 1)
-        for cols in range(1, MAX_SIDE + 1)
-        for k in range(1, max(rows, cols) + 1)
-        for misere in (False, True)
-    ]
 
 
 def anchored(rules: Rules) -> bool:
@@ -106,7 +95,7 @@ def measure_member(rules: Rules) -> MemberFigures:
 
 def measure() -> list[MemberFigures]:
     """Measure every member."""
-    return [measure_member(rules) for rules in family()]
+    return [measure_member(rules) for rules in FAMILY]
 
 
 def table_lines(figures: list[MemberFigures]) -> list[str]:

@@ -16,17 +16,17 @@ import pytest
 from service.game.board import Board, GameStatus, Mark
 from service.game.engine import Engine
 from service.game.legality import Illegality, IllegalPosition, check_board
-from service.game.rules import CLASSIC, InvalidRules, Rules, RulesProblem, winning_lines
+from service.game.rules import (
+    CLASSIC,
+    FAMILY,
+    InvalidRules,
+    Rules,
+    RulesProblem,
+    winning_lines,
+)
 from service.game.table import UNREACHABLE, Encoding, place_of, solve
 from tests.family_reference import Game, solve_every_position
 
-FAMILY = [
-    Rules(rows, cols, k, misere)
-    for rows in range(1, 5)
-    for cols in range(1, 5)
-    for k in range(1, max(rows, cols) + 1)
-    for misere in (False, True)
-]
 #: Small enough to hold every board and every move to the string-walking reference.
 SMALL = [rules for rules in FAMILY if rules.cell_count <= 9]
 #: The rest, 3x4, 4x3 and 4x4: every position held to a forward solve of every game.

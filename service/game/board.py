@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from service.game.rules import CLASSIC, Line, Rules
 
 CELL_COUNT = CLASSIC.cell_count
-SIDE = CLASSIC.cols
 
 #: The eight ways to get three in a row on 3x3, as ascending cell triples in ascending order.
 WINNING_LINES = CLASSIC.lines

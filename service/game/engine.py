@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -41,35 +41,6 @@ def plies_to_end(score: int, empty_cells: int, max_score: int = WIN_SCORE) -> in
     """Return how many plies a game lasts under perfect play, given its score."""
     # A win or loss in p plies scores max_score - p or p - max_score; a draw fills the board.
     return max_score - abs(score) if score else empty_cells
-
-
-class MnkGame:
-    """A game of the family as the generic minimax search sees it; moves are cell indices."""
-
-    def __init__(self, rules: Rules = CLASSIC) -> None:
-        self.rules = rules
-
-    def legal_moves(self, state: Position) -> Sequence[int]:
-        """Return the empty cells, ascending."""
-        board, _ = state
-        return board.empty_cells()
-
-    def play(self, state: Position, move: int) -> Position:
-        """Return the position after the side to move takes cell `move`."""
-        board, mover = state
-        return board.play(move, mover), mover.opponent
-
-    def terminal_value(self, state: Position) -> int | None:
-        """Return 0 for a draw, +-max_score when someone completed a line, else None."""
-        board, _ = state
-        status = board.status()
-        if status is GameStatus.IN_PROGRESS:
-            return None
-        if status is GameStatus.DRAW:
-            return 0
-        # Whoever completed a line made the last move: the side to move lost, or under
-        # misère, won.
-        return self.rules.max_score if self.rules.misere else -self.rules.max_score
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +141,6 @@ class Engine:
     def on_demand(cls) -> Engine:
         """Return an engine for the whole family that solves each game when first asked."""
         return cls(SolvedOnDemand())
-
-    def answers(self, rules: Rules) -> bool:
-        """Return whether this engine answers a game."""
-        return rules in self._tables
 
     def answers_every_game(self) -> bool:
         """Return whether this engine answers every game of the family."""
