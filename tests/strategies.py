@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from service.game.board import Board, Mark
+from service.game.rules import FAMILY, Rules
 
 EMPTY_IN_LISTS = [None, "", " ", "_", "-", "."]
 EMPTY_IN_STRINGS = [" ", "_", "-", "."]
@@ -46,6 +47,24 @@ def positions(draw: st.DrawFn, *, unfinished: bool = False) -> tuple[Board, Mark
     if unfinished and board.status().is_over:
         # Step back is not possible; start over from a shorter game instead.
         return draw(positions(unfinished=True))
+    return board, mover
+
+
+@st.composite
+def family_positions(
+    draw: st.DrawFn, *, unfinished: bool = False, games: tuple[Rules, ...] = FAMILY
+) -> tuple[Board, Mark]:
+    """A position of any game of the family: a game, a first player and random moves."""
+    rules = draw(st.sampled_from(games))
+    board, mover = Board.empty(rules), draw(st.sampled_from(list(Mark)))
+    for _ in range(draw(st.integers(min_value=0, max_value=rules.cell_count))):
+        if board.status().is_over:
+            break
+        move = draw(st.sampled_from(board.empty_cells()))
+        if unfinished and board.play(move, mover).status().is_over:
+            # Stop short of the end rather than start over: every game still draws quickly.
+            break
+        board, mover = board.play(move, mover), mover.opponent
     return board, mover
 
 

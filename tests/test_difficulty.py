@@ -8,12 +8,16 @@ from collections.abc import Callable
 
 import pytest
 from flask.testing import FlaskClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import HARD_RANDOM_SHARE, Difficulty
 from service.game.engine import Engine
+from service.game.rules import FAMILY, Rules
 from tests import reference
 from tests.helpers import board
+from tests.strategies import family_positions
 
 Policy = Callable[[Board, Mark], int]
 
@@ -246,3 +250,94 @@ def test_a_bad_difficulty_or_seed_is_refused(
     assert response.status_code == 422
     assert response.get_json()["errors"][0]["loc"] == [field]
     assert words in response.get_json()["detail"]
+
+
+# --- What every level promises, in every game of the family, checked against the tables ---
+# A move's exact score says how the game ends after it: with N cells, max_score = N + 1, and
+# a move scoring max_score - 1 wins at once, 1 - max_score loses at once, and 2 - max_score
+# lets the opponent win next (the opponent's best reply wins at once). The levels decide by
+# the rules alone, so the tables are an independent check of what they promise.
+
+
+def level_choice(
+    engine: Engine, position: tuple[Board, Mark], difficulty: Difficulty, seed: int
+) -> tuple[int, dict[int, int], int]:
+    board, mover = position
+    move = engine.advise(board, mover, difficulty, random.Random(seed)).move
+    assert move is not None
+    return move, engine.move_scores(board, mover), board.rules.max_score
+
+
+@pytest.mark.parametrize("difficulty", [Difficulty.MEDIUM, Difficulty.HARD])
+@given(position=family_positions(unfinished=True), seed=st.integers(min_value=0, max_value=2**32))
+@settings(max_examples=400)
+def test_medium_and_hard_take_a_win_and_never_lose_or_let_the_opponent_win_needlessly(
+    engine: Engine, difficulty: Difficulty, position: tuple[Board, Mark], seed: int
+) -> None:
+    move, scores, max_score = level_choice(engine, position, difficulty, seed)
+    if max_score - 1 in scores.values():
+        assert scores[move] == max_score - 1, "an immediate win was there to take"
+    if any(score > 2 - max_score for score in scores.values()):
+        assert scores[move] > 2 - max_score, "another move neither lost nor let the opponent win"
+    if any(score > 1 - max_score for score in scores.values()):
+        assert scores[move] > 1 - max_score, "another move did not lose at once"
+
+
+@given(position=family_positions(unfinished=True), seed=st.integers(min_value=0, max_value=2**32))
+@settings(max_examples=400)
+def test_easy_never_loses_at_once_when_another_move_does_not(
+    engine: Engine, position: tuple[Board, Mark], seed: int
+) -> None:
+    move, scores, max_score = level_choice(engine, position, Difficulty.EASY, seed)
+    if any(score > 1 - max_score for score in scores.values()):
+        assert scores[move] > 1 - max_score
+
+
+@given(position=family_positions(unfinished=True))
+@settings(max_examples=400)
+def test_perfect_plays_a_best_move_in_every_game(
+    engine: Engine, position: tuple[Board, Mark]
+) -> None:
+    move, scores, _ = level_choice(engine, position, Difficulty.PERFECT, 0)
+    assert scores[move] == max(scores.values())
+
+
+@pytest.mark.parametrize("difficulty", list(Difficulty))
+def test_no_level_completes_its_own_line_under_misere_when_it_need_not(
+    engine: Engine, difficulty: Difficulty
+) -> None:
+    """The case that was found: X to move; cell 2 completes X's row, which under misère loses."""
+    position = Board.from_text("XX.OO....", Rules(3, 3, 3, misere=True))
+    chosen = moves_chosen_on(engine, position, Mark.X, difficulty, seeds=200)
+    assert 2 not in chosen
+    if difficulty is not Difficulty.PERFECT:
+        assert len(chosen) > 1
+
+
+def moves_chosen_on(
+    engine: Engine, position: Board, mover: Mark, difficulty: Difficulty, seeds: int
+) -> set[int]:
+    found = set()
+    for seed in range(seeds):
+        move = engine.advise(position, mover, difficulty, random.Random(seed)).move
+        assert move is not None
+        found.add(move)
+    return found
+
+
+@given(
+    position=family_positions(unfinished=True, games=tuple(r for r in FAMILY if not r.misere)),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+@settings(max_examples=300)
+def test_under_normal_rules_medium_takes_a_win_else_blocks_as_it_always_did(
+    engine: Engine, position: tuple[Board, Mark], seed: int
+) -> None:
+    """Normal-rules answers are those of the earlier rule "a win, else a block, else any"."""
+    board, mover = position
+    legal = board.empty_cells()
+    wins = [m for m in legal if board.play(m, mover).lines_of(mover)]
+    blocks = [m for m in legal if board.play(m, mover.opponent).lines_of(mover.opponent)]
+    expected = random.Random(seed).choice(wins or blocks or list(legal))
+    move = engine.advise(board, mover, Difficulty.MEDIUM, random.Random(seed)).move
+    assert move == expected

@@ -1,4 +1,11 @@
-"""Difficulty levels: how a player that is allowed to blunder picks its move."""
+"""Difficulty levels: how a player that is allowed to err picks its move.
+
+What each level promises is said in terms of the game's own ends, so it holds under normal
+and misère rules alike. A move *wins at once* when the game ends with it and its mover has
+won (normal rules: it completes a line); it *loses at once* when the game ends with it and
+its mover has lost (misère: it completes the mover's own line); it *lets the opponent win
+next* when the opponent then has a move that wins at once.
+"""
 
 from __future__ import annotations
 
@@ -29,22 +36,52 @@ def choose_move(
 ) -> int:
     """Pick the move a player of the given difficulty makes, given the perfect `best_move`.
 
-    perfect: the best move. medium: a random winning move if there is one, else a random
-    move that stops the opponent winning next, else a random legal move. hard: as medium
-    with probability HARD_RANDOM_SHARE, else perfect; so it never misses a win, nor a block
-    where one threat can be blocked. easy: a random legal move.
+    perfect: the best move. medium: a careful move (`careful_moves`), drawn at random.
+    hard: as medium with probability HARD_RANDOM_SHARE, else perfect (perfect play keeps
+    medium's promises too). easy: a random move that does not lose at once, when there is one.
     """
-    legal = board.empty_cells()
     if difficulty is Difficulty.PERFECT or rng is None:
         return best_move
     if difficulty is Difficulty.HARD and rng.random() >= HARD_RANDOM_SHARE:
         return best_move
     if difficulty in (Difficulty.HARD, Difficulty.MEDIUM):
-        wins = [move for move in legal if _completes_a_line(board, move, player)]
-        blocks = [move for move in legal if _completes_a_line(board, move, player.opponent)]
-        return rng.choice(wins or blocks or list(legal))
-    return rng.choice(legal)
+        return rng.choice(careful_moves(board, player))
+    return rng.choice(moves_not_losing_at_once(board, player))
 
 
-def _completes_a_line(board: Board, move: int, mark: Mark) -> bool:
-    return bool(board.play(move, mark).lines_of(mark))
+def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
+    """Return the moves medium chooses from, ascending.
+
+    The moves that win at once, if there are any. Otherwise, of the moves that do not lose
+    at once (all moves, if every one does), those that leave the opponent the fewest moves
+    that win at once: none when that can be avoided. Under normal rules that is "take a win,
+    else block", and where two threats cannot both be blocked, block one.
+    """
+    legal = board.empty_cells()
+    wins = tuple(move for move in legal if board.play(move, player).status().winner is player)
+    if wins:
+        return wins
+    candidates = moves_not_losing_at_once(board, player)
+    replies = {
+        move: _winning_replies(board.play(move, player), player.opponent) for move in candidates
+    }
+    fewest = min(replies.values())
+    return tuple(move for move in candidates if replies[move] == fewest)
+
+
+def moves_not_losing_at_once(board: Board, player: Mark) -> tuple[int, ...]:
+    """Return the moves after which the mover has not lost at once, or every move if none."""
+    legal = board.empty_cells()
+    safe = tuple(
+        move for move in legal if board.play(move, player).status().winner is not player.opponent
+    )
+    return safe or legal
+
+
+def _winning_replies(board: Board, mover: Mark) -> int:
+    """Count the moves that win at once for `mover` on `board` (none if the game is over)."""
+    if board.status().is_over:
+        return 0
+    return sum(
+        1 for move in board.empty_cells() if board.play(move, mover).status().winner is mover
+    )
