@@ -9,6 +9,7 @@ import sys
 
 from service.ops.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
 from service.ops.settings import Settings, SettingsError
+from service.ops.tables import open_tables
 
 
 def main() -> None:
@@ -20,11 +21,17 @@ def main() -> None:
     except SettingsError as error:
         sys.exit(f"bestmove: {error}")
     metrics_dir = prepare_metrics_dir(os.environ)
+    if settings.tables_dir is not None:
+        # Here, in the master, before any worker starts: each game is solved once, whether
+        # or not the workers are forked from a preloaded app.
+        open_tables(settings.tables_dir)
     # Imported only now: the metrics library chooses its storage on import, from the
     # variable prepare_metrics_dir has just set.
     from service.ops.wsgi import create_service  # noqa: PLC0415
 
-    settings = dataclasses.replace(settings, metrics_dir=metrics_dir)
+    settings = dataclasses.replace(settings, metrics_dir=metrics_dir.path)
+    # gunicorn calls it in the master as the server stops, after the workers have exited.
+    server_settings["on_exit"] = lambda _server: metrics_dir.remove_if_temporary()
     ProductionServer(functools.partial(create_service, settings), server_settings).run()
 
 

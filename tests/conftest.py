@@ -1,8 +1,12 @@
-"""Fixtures: one solved engine per session, a fresh service and client per test."""
+"""Fixtures: the tables solved once per session in a directory of its own, the engine on them,
+a fresh service and client per test, and real servers on the same tables."""
 
 from __future__ import annotations
 
+import functools
+import io
 import os
+from pathlib import Path
 
 import pytest
 from flask import Flask
@@ -11,8 +15,10 @@ from hypothesis import HealthCheck, settings
 
 from service.game.engine import Engine
 from service.ops.settings import Settings
+from service.ops.tables import open_tables
 from service.ops.wsgi import create_service
-from tests.helpers import ServiceFactory
+from tests.helpers import ServerStarter, ServiceFactory
+from tests.servers import start_server
 
 # CI runs the same examples every time; elsewhere Hypothesis explores new ones. Function
 # fixtures here are read-only (an app, a client), so reusing them across examples is safe.
@@ -29,9 +35,23 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session")
-def engine() -> Engine:
-    """Solve every position once for the whole run."""
-    return Engine.on_demand()
+def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Solve every game once for the whole run, into a directory of the run's own."""
+    directory = tmp_path_factory.mktemp("tables")
+    open_tables(directory, log=io.StringIO())
+    return directory
+
+
+@pytest.fixture(scope="session")
+def engine(tables_dir: Path) -> Engine:
+    """Return the engine on the session's tables: every game of the family."""
+    return Engine(open_tables(tables_dir))
+
+
+@pytest.fixture(scope="session")
+def serve(tables_dir: Path) -> ServerStarter:
+    """Return `start_server` on the session's tables: no test writes a developer's cache."""
+    return functools.partial(start_server, tables_dir=tables_dir)
 
 
 @pytest.fixture

@@ -10,12 +10,16 @@ from flask import Flask
 from packaging.markers import Marker
 
 from service.game.board import Board
+from tests.servers import RunningServer
 
 #: The rules every answer for a 3x3 board without `rules` names: today's game.
 CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False}
 
 #: Builds a service around the session's engine: `make_service(settings, engine=...)`.
 ServiceFactory = Callable[..., Flask]
+
+#: Starts `python -m service` on the session's tables: `serve(extra_env, ...)`.
+ServerStarter = Callable[..., RunningServer]
 
 
 def board(*rows: str) -> Board:

@@ -87,11 +87,13 @@ def start_server(
     ready_path: str = "/readyz",
     any_status: bool = False,
     within: float = 30,
+    tables_dir: Path | None = None,
 ) -> RunningServer:
     """Start a server (by default `python -m service`) on a free loopback port.
 
     Wait until `ready_path` answers 200 (with `any_status`, any HTTP answer at all). The
-    command may name the port as `{port}`; PORT and HOST are set in its environment.
+    command may name the port as `{port}`; PORT and HOST are set in its environment, and
+    TABLES_DIR to `tables_dir` when given (else the server uses its default).
     """
     port = free_port()
     env = {
@@ -99,6 +101,7 @@ def start_server(
         "PORT": str(port),
         "HOST": "127.0.0.1",
         "WEB_CONCURRENCY": "2",
+        **({"TABLES_DIR": str(tables_dir)} if tables_dir is not None else {}),
         **(extra_env or {}),
     }
     started = time.monotonic()

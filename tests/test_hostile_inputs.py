@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.servers import RunningServer, start_server
+from tests.helpers import ServerStarter
+from tests.servers import RunningServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS: list[dict[str, Any]] = json.loads(
@@ -82,8 +83,8 @@ def test_in_process(client: FlaskClient, entry: dict[str, Any]) -> None:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    running = start_server({"ACCESS_LOG": "false"})
+def server(serve: ServerStarter) -> Iterator[RunningServer]:
+    running = serve({"ACCESS_LOG": "false"})
     yield running
     assert running.stop() == 0
 

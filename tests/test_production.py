@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import start_server
+from service.game.rules import FAMILY
+from tests.helpers import ServerStarter
 from tests.test_observability import metric
 
 HALF_SENT_MOVE = (
@@ -21,12 +22,12 @@ HALF_SENT_MOVE = (
 )
 
 
-def test_metrics_add_up_across_workers(tmp_path: Path) -> None:
+def test_metrics_add_up_across_workers(tmp_path: Path, serve: ServerStarter) -> None:
     """Whichever worker answers the scrape, it reports every worker's requests."""
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"left over from an earlier run")
-    server = start_server({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
+    server = serve({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
     body = b'{"board": "X........"}'
     try:
         # One worker is held by a half-sent request, so the other must serve the rest.
@@ -50,10 +51,10 @@ def test_metrics_add_up_across_workers(tmp_path: Path) -> None:
     assert metric(scraped, "bestmove_moves_total", outcome="draw") == 60
 
 
-def test_the_access_log_is_json_lines_on_stdout(tmp_path: Path) -> None:
+def test_the_access_log_is_json_lines_on_stdout(tmp_path: Path, serve: ServerStarter) -> None:
     log_path = tmp_path / "stdout.log"
     with log_path.open("wb") as stdout:
-        server = start_server(stdout=stdout)
+        server = serve(stdout=stdout)
         try:
             server.request(
                 "POST", "/v1/move", b'{"board": "X........"}', {"X-Request-ID": "trace-7"}
@@ -88,9 +89,9 @@ def never_served(port: int) -> bool:
 
 @pytest.mark.parametrize("worker_class", ["sync", "gthread"])
 def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
-    worker_class: str,
+    worker_class: str, serve: ServerStarter
 ) -> None:
-    server = start_server(
+    server = serve(
         {
             "GUNICORN_WORKER_CLASS": worker_class,
             "GUNICORN_THREADS": "4",
@@ -121,3 +122,86 @@ def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     assert time.monotonic() - signalled < 10
     move.close()
     readiness.close()
+
+
+def test_invented_methods_add_no_metric_series(serve: ServerStarter) -> None:
+    """gunicorn accepts any upper-case method; each must not become a label of its own."""
+    server = serve({"ACCESS_LOG": "false", "WEB_CONCURRENCY": "1"})
+    try:
+        for number in range(40):
+            server.request(f"BREW{number:02d}", "/v1/move")
+            server.request(f"BREW{number:02d}", "/no/such/path")
+        _, _, text = server.request("GET", "/metrics")
+    finally:
+        assert server.stop() == 0
+    scraped = text.decode()
+    methods = set(
+        re.findall(r'bestmove_http_request_duration_seconds_count\{[^}]*method="([^"]*)"', scraped)
+    )
+    assert methods == {"other", "GET"}
+    assert (
+        metric(
+            scraped,
+            "bestmove_http_request_duration_seconds_count",
+            endpoint="/v1/move",
+            method="other",
+            status="405",
+        )
+        == 40
+    )
+    assert (
+        metric(
+            scraped,
+            "bestmove_http_request_duration_seconds_count",
+            endpoint="unmatched",
+            method="other",
+            status="404",
+        )
+        == 40
+    )
+
+
+def test_the_metrics_directory_it_made_is_removed_at_a_clean_stop(
+    tmp_path: Path, serve: ServerStarter
+) -> None:
+    server = serve({"TMPDIR": str(tmp_path), "ACCESS_LOG": "false"})
+    try:
+        server.request("POST", "/v1/move", b'{"board": "X........"}')
+        made = list(tmp_path.glob("bestmove-metrics-*"))
+        written = [list(directory.glob("*.db")) for directory in made]
+    finally:
+        assert server.stop() == 0
+    assert len(made) == 1
+    assert written[0]
+    assert not made[0].exists()
+
+
+def test_an_operators_metrics_directory_is_kept_at_a_stop(
+    tmp_path: Path, serve: ServerStarter
+) -> None:
+    metrics_dir = tmp_path / "metrics"
+    server = serve({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "ACCESS_LOG": "false"})
+    server.request("POST", "/v1/move", b'{"board": "X........"}')
+    assert server.stop() == 0
+    assert metrics_dir.is_dir()
+
+
+@pytest.mark.parametrize("preload", ["true", "false"])
+def test_a_fresh_install_solves_each_game_once_before_any_worker_starts(
+    tmp_path: Path, serve: ServerStarter, preload: str
+) -> None:
+    """Without preload every worker builds its own app; the master has prepared the tables."""
+    log_path = tmp_path / "stderr.log"
+    with log_path.open("wb") as stderr:
+        server = serve(
+            {"GUNICORN_PRELOAD": preload, "WEB_CONCURRENCY": "2", "ACCESS_LOG": "false"},
+            tables_dir=tmp_path / "tables",
+            stderr=stderr,
+            within=180,
+        )
+        status, _, _ = server.request("POST", "/v1/move", b'{"board": "X..............."}')
+        assert server.stop() == 0
+    solved = re.findall(r"bestmove: solved (.+?) in [\d.]+ s", log_path.read_text())
+    assert status == 200
+    assert len(solved) == len(FAMILY)
+    assert len(set(solved)) == len(FAMILY)

@@ -12,7 +12,8 @@ import pytest
 
 from service.ops.server import gunicorn_settings
 from service.ops.settings import SettingsError
-from tests.servers import RunningServer, free_port, start_server
+from tests.helpers import ServerStarter
+from tests.servers import RunningServer, free_port
 
 
 @pytest.mark.parametrize(
@@ -53,8 +54,8 @@ def test_a_bad_server_setting_is_refused_with_its_name(environ: dict[str, str], 
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    running = start_server({})
+def server(serve: ServerStarter) -> Iterator[RunningServer]:
+    running = serve({})
     yield running
     running.stop()
 
@@ -108,8 +109,8 @@ def test_a_chunked_body_at_the_limit_is_read(server: RunningServer) -> None:
     assert json.loads(response.read())["move"] == 4
 
 
-def test_sigterm_stops_the_server_cleanly() -> None:
-    running = start_server({})
+def test_sigterm_stops_the_server_cleanly(serve: ServerStarter) -> None:
+    running = serve({})
     assert running.stop() == 0
 
 

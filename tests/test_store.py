@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,8 @@ def test_a_missing_table_is_prepared_reported_and_then_opened_mapped(tmp_path: P
     assert isinstance(tables[GAME], np.memmap)
     assert not tables[GAME].flags.writeable
     assert np.array_equal(tables[GAME], solve(GAME))
-    assert [path.name for path in (tmp_path / "tables").iterdir()] == [store.path(GAME).name]
+    assert [path.name for path in (tmp_path / "tables").glob("*.npy")] == [store.path(GAME).name]
+    assert not list((tmp_path / "tables").glob("*.partial"))
 
 
 def test_a_present_table_is_opened_without_solving(tmp_path: Path) -> None:
@@ -60,3 +62,25 @@ def test_a_table_that_cannot_be_prepared_says_where_and_why(tmp_path: Path) -> N
     (tmp_path / "tables").write_text("a file where the directory should be")
     with pytest.raises(OSError, match=r"the table of 3x4, 3 in a row, misère is not in .*tables"):
         TableStore(tmp_path / "tables").tables([GAME])
+
+
+def _prepare_in_another_process(directory: str, reports: multiprocessing.Queue[str]) -> None:
+    TableStore(Path(directory)).tables([GAME], progress=lambda rules, _: reports.put(str(rules)))
+
+
+def test_processes_preparing_together_solve_each_game_once(tmp_path: Path) -> None:
+    """Workers without preload, or replicas on one volume: one solves, the others wait and open."""
+    context = multiprocessing.get_context("spawn")
+    reports: multiprocessing.Queue[str] = context.Queue()
+    processes = [
+        context.Process(target=_prepare_in_another_process, args=(str(tmp_path), reports))
+        for _ in range(3)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=120)
+    assert [process.exitcode for process in processes] == [0, 0, 0]
+    assert reports.get(timeout=5) == str(GAME)
+    assert reports.empty()
+    assert np.array_equal(TableStore(tmp_path).tables([GAME])[GAME], solve(GAME))

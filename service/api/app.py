@@ -15,6 +15,7 @@ from service.api.services import EXTENSION_KEY, Services
 from service.api.settings import AppSettings
 from service.api.views import api
 from service.game.engine import Engine
+from service.game.rules import FAMILY
 
 #: Browsers must take each answer as the type it says it is, never guess another.
 EVERY_ANSWER = {"X-Content-Type-Options": "nosniff"}
@@ -28,15 +29,16 @@ def create_app(
 ) -> Flask:
     """Create the bestmove API; `on_answer` hears every move's outcome.
 
-    Without `engine`, each game is solved in memory when it is first asked for.
+    Without `engine`, every game of the family is solved in memory here, before the app
+    exists (about 15 s); a server opens them from disk instead (service.ops).
     """
     settings = settings if settings is not None else AppSettings()
     app = Flask(__name__)
     app.config.from_mapping(MAX_CONTENT_LENGTH=settings.max_body_bytes)
-    engine = engine if engine is not None else Engine.on_demand()
+    engine = engine if engine is not None else Engine.build(FAMILY)
     app.extensions[EXTENSION_KEY] = Services(
         engine=engine,
-        answers=Answers(engine, on_answer),
+        answers=Answers(engine, on_answer, settings.answer_cache_bytes),
         openapi_document=files("service.api").joinpath("openapi.yaml").read_bytes(),
         lifecycle=Lifecycle(),
     )

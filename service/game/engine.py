@@ -13,7 +13,7 @@ from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
 from service.game.rules import CLASSIC, FAMILY, Rules
-from service.game.table import UNREACHABLE, Scores, SolvedOnDemand, place_of, solve
+from service.game.table import UNREACHABLE, Scores, place_of, solve
 
 #: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.
 WIN_SCORE = CLASSIC.max_score
@@ -129,18 +129,12 @@ class Engine:
     """Answers any legal position of the games it holds, each from its solved table."""
 
     def __init__(self, tables: Mapping[Rules, Scores]) -> None:
-        # Read-only, and not copied: a mapping may solve its tables on demand.
-        self._tables = MappingProxyType(tables) if isinstance(tables, dict) else tables
+        self._tables = MappingProxyType(dict(tables))
 
     @classmethod
     def build(cls, games: Iterable[Rules] = (CLASSIC,)) -> Engine:
         """Solve every position of each game, reachable with either player starting."""
         return cls({rules: solve(rules) for rules in games})
-
-    @classmethod
-    def on_demand(cls) -> Engine:
-        """Return an engine for the whole family that solves each game when first asked."""
-        return cls(SolvedOnDemand())
 
     def answers_every_game(self) -> bool:
         """Return whether this engine answers every game of the family."""

@@ -3,15 +3,19 @@
 One file per game, a plain NumPy array named for the rules and the table format. A table
 is written to a temporary file and renamed into place, so a reader never sees half of one;
 it is opened read-only and memory-mapped, so every worker of a server shares one copy in
-the page cache and only the pages a request touches are read.
+the page cache and only the pages a request touches are read. Preparing holds an exclusive
+lock on the directory, so processes starting together (workers without preload, replicas
+on a shared volume) solve each game once: the others wait, then open what it wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -72,23 +76,49 @@ class TableStore:
         self, games: Iterable[Rules], progress: Progress | None = None
     ) -> dict[Rules, Scores]:
         """Return every game's table, preparing (and reporting) those not on disk yet."""
-        found = {}
-        for rules in games:
-            table = self.open(rules)
-            if table is None:
-                try:
-                    seconds = self.prepare(rules)
-                except OSError as error:
-                    raise OSError(
-                        f"the table of {rules.describe()} is not in {self.directory}, and it "
-                        f"cannot be prepared there: {error}"
-                    ) from error
-                if progress is not None:
-                    progress(rules, seconds)
-                table = self.open(rules)
-            if table is None:
-                raise OSError(
-                    f"the table of {rules.describe()} cannot be read back from {self.path(rules)}"
-                )
-            found[rules] = table
-        return found
+        games = tuple(games)
+        found = {rules: table for rules in games if (table := self.open(rules)) is not None}
+        missing = [rules for rules in games if rules not in found]
+        if missing:
+            with self._locked(missing[0]):
+                for rules in missing:
+                    # Another process may have prepared it while this one waited for the lock.
+                    table = self.open(rules)
+                    if table is None:
+                        seconds = self._prepare_or_explain(rules)
+                        if progress is not None:
+                            progress(rules, seconds)
+                        table = self.open(rules)
+                    if table is None:
+                        raise OSError(
+                            f"the table of {rules.describe()} cannot be read back from "
+                            f"{self.path(rules)}"
+                        )
+                    found[rules] = table
+        return {rules: found[rules] for rules in games}
+
+    def _prepare_or_explain(self, rules: Rules) -> float:
+        try:
+            return self.prepare(rules)
+        except OSError as error:
+            raise OSError(
+                f"the table of {rules.describe()} is not in {self.directory}, and it "
+                f"cannot be prepared there: {error}"
+            ) from error
+
+    @contextlib.contextmanager
+    def _locked(self, first_missing: Rules) -> Iterator[None]:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle = (self.directory / ".lock").open("a")
+        except OSError as error:
+            raise OSError(
+                f"the table of {first_missing.describe()} is not in {self.directory}, and it "
+                f"cannot be prepared there: {error}"
+            ) from error
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)

@@ -15,14 +15,13 @@ board first marks which positions play can reach.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from service.game.board import Board, Mark
-from service.game.rules import FAMILY, Rules
+from service.game.rules import Rules
 
 #: The entry of a position that no game reaches (play after the end, counts that cannot be).
 UNREACHABLE = -128
@@ -137,30 +136,3 @@ def place_of(board: Board, mover: Mark) -> int:
             place += power if cell is mover else 2 * power
         power *= 3
     return place
-
-
-class SolvedOnDemand(Mapping[Rules, Scores]):
-    """Every game's table, each solved the first time it is asked for and then kept.
-
-    For development and tests, where solving the whole family up front would cost half a
-    minute; a server prepares its tables before it is ready (service.game.store).
-    """
-
-    def __init__(self) -> None:
-        self._solved: dict[Rules, Scores] = {}
-
-    def __getitem__(self, rules: Rules) -> Scores:
-        if rules not in self._solved:
-            if rules not in FAMILY:
-                raise KeyError(rules)
-            self._solved[rules] = solve(rules)
-        return self._solved[rules]
-
-    def __contains__(self, rules: object) -> bool:
-        return rules in FAMILY
-
-    def __iter__(self) -> Iterator[Rules]:
-        return iter(FAMILY)
-
-    def __len__(self) -> int:
-        return len(FAMILY)

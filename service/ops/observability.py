@@ -89,6 +89,17 @@ class AccessLog:
             os.write(self._fd, line.encode())
 
 
+#: The methods a metric label names as sent; any other (servers accept invented ones) is
+#: counted as "other", so that no client can grow the number of series.
+STANDARD_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"})
+OTHER_METHOD = "other"
+
+
+def method_label(method: str) -> str:
+    """Return a request method as a metric label: a standard method, or "other"."""
+    return method if method in STANDARD_METHODS else OTHER_METHOD
+
+
 PLAIN_TEXT = re.compile(r"[ !#-\[\]-~]*")
 
 
@@ -145,7 +156,7 @@ class Observed:
         seconds = time.perf_counter() - started
         method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
         status = statuses[-1] if statuses else 500
-        self._metrics.observe_request(self._label(path), method, status, seconds)
+        self._metrics.observe_request(self._label(path), method_label(method), status, seconds)
         if self._log is not None:
             self._log.write(request_id, method, path, status, seconds)
         return answer

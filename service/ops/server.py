@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -55,7 +57,22 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def prepare_metrics_dir(environ: MutableMapping[str, str]) -> Path:
+@dataclass(frozen=True, slots=True)
+class MetricsDirectory:
+    """Where the workers share their metrics, and whether this process made it."""
+
+    path: Path
+    #: Made here under the temporary directory, so removed when the server stops; an
+    #: operator's own directory is kept.
+    temporary: bool
+
+    def remove_if_temporary(self) -> None:
+        """Remove the directory if this process made it; keep an operator's."""
+        if self.temporary:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def prepare_metrics_dir(environ: MutableMapping[str, str]) -> MetricsDirectory:
     """Give the worker processes an empty directory to share metrics through.
 
     Must run before the app is imported: prometheus_client reads the variable on import.
@@ -64,13 +81,15 @@ def prepare_metrics_dir(environ: MutableMapping[str, str]) -> Path:
     """
     given = environ.get(METRICS_DIR_VARIABLE, "").strip()
     if given:
-        directory = Path(given)
-        directory.mkdir(parents=True, exist_ok=True)
-        for stale in directory.glob("*.db"):
+        directory = MetricsDirectory(Path(given), temporary=False)
+        directory.path.mkdir(parents=True, exist_ok=True)
+        for stale in directory.path.glob("*.db"):
             stale.unlink()
     else:
-        directory = Path(tempfile.mkdtemp(prefix="bestmove-metrics-"))
-    environ[METRICS_DIR_VARIABLE] = str(directory)
+        directory = MetricsDirectory(
+            Path(tempfile.mkdtemp(prefix="bestmove-metrics-")), temporary=True
+        )
+    environ[METRICS_DIR_VARIABLE] = str(directory.path)
     return directory
 
 

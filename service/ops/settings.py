@@ -6,9 +6,10 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.api.settings import DEFAULT_MAX_BODY_BYTES, AppSettings
+from service.api.settings import DEFAULT_ANSWER_CACHE_BYTES, DEFAULT_MAX_BODY_BYTES, AppSettings
 
 DEFAULT_PORT = 8000
+MEBIBYTE = 1024 * 1024
 #: Where gunicorn's workers share their metrics; prometheus_client reads it on import.
 METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -29,7 +30,7 @@ class Settings:
     #: Set (by `python -m service`) when gunicorn's workers share metrics through files.
     metrics_dir: Path | None = None
     #: Where the solved tables are kept (prepared on the first start, then only opened);
-    #: None solves each game in memory when first asked, for development and tests.
+    #: None solves every game in memory when the service is created, for development.
     tables_dir: Path | None = None
 
     @classmethod
@@ -44,6 +45,10 @@ class Settings:
                     maximum=DEFAULT_MAX_BODY_BYTES,
                 ),
                 cors_origins=origins(environ, "CORS_ORIGINS"),
+                answer_cache_bytes=whole_number(
+                    environ, "ANSWER_CACHE_MB", DEFAULT_ANSWER_CACHE_BYTES // MEBIBYTE, minimum=0
+                )
+                * MEBIBYTE,
             ),
             access_log=boolean(environ, "ACCESS_LOG", default=True),
             metrics_dir=Path(directory)

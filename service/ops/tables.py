@@ -1,7 +1,7 @@
 """`python -m service.ops.tables`: prepare every game's solved table on disk, saying so.
 
 The server does the same before it is ready: it opens the tables it finds and solves the
-ones it does not (the first start of a fresh install, about half a minute), one log line
+ones it does not (the first start of a fresh install, about 15 s), one log line
 each. The Docker image runs this at build time, so a container starts with every table.
 """
 

@@ -8,6 +8,7 @@ from flask import Flask
 
 from service.api.app import create_app
 from service.game.engine import Engine
+from service.game.rules import FAMILY
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
 from service.ops.settings import Settings
@@ -18,15 +19,16 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
     """Create the whole service: the API, request ids, the access log and metrics.
 
     Without `settings`, they are read from the environment. Without `engine`, every game's
-    table is opened from the settings' directory, those missing solved first (or, with no
-    directory, each game is solved in memory when first asked).
+    table is opened from the settings' directory, those missing solved first, once whatever
+    the processes (or, with no directory, every game is solved in memory here). Either way
+    every game is solved before the app exists, never inside a request.
     """
     settings = settings if settings is not None else Settings.from_environ(os.environ)
     if engine is None:
         engine = (
             Engine(open_tables(settings.tables_dir))
             if settings.tables_dir is not None
-            else Engine.on_demand()
+            else Engine.build(FAMILY)
         )
     metrics = Metrics(settings.metrics_dir)
     app = create_app(settings.app, engine=engine, on_answer=metrics.count_move)
