@@ -10,14 +10,17 @@ WORKDIR /src
 # change does not reinstall them and a new release of a dependency changes nothing.
 COPY requirements/runtime.txt ./requirements/
 RUN pip install --no-cache-dir --require-hashes --requirement requirements/runtime.txt
+# Every game's solved table, prepared once here, so that a container is ready at once and
+# needs no writable place for them. They depend on the game package alone (the standard
+# library and NumPy), so only a change to it solves them again and ships a new layer.
+COPY service/__init__.py ./service/
+COPY service/game ./service/game
+RUN python -m service.game.store /opt/bestmove/tables
 COPY pyproject.toml README.md ./
 COPY service ./service
 # The installer itself is not needed at run time.
 RUN pip install --no-cache-dir --no-deps . \
     && pip uninstall --yes pip setuptools
-# Every game's solved table, prepared once here, so that a container is ready at once and
-# needs no writable place for them.
-RUN TABLES_DIR=/opt/bestmove/tables python -m service.ops.tables
 
 FROM python:3.12-slim
 # A numeric user, so that an orchestrator can verify it is not root (runAsNonRoot).

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
+import pytest
 from flask import Flask
 from packaging.markers import Marker
 
@@ -49,3 +52,10 @@ def locked_versions(lock: str) -> dict[str, str]:
         for name, version, marker in pins
         if not marker or Marker(marker.strip()).evaluate()
     }
+
+
+def missing_tool(what: str, how_ci_gets_it: str, how_to_install: str) -> NoReturn:
+    """Fail under CI, which must have every tool; elsewhere skip, saying how to get it."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must have {what}: {how_ci_gets_it}")
+    pytest.skip(f"{what} is missing ({how_to_install})")

@@ -7,47 +7,47 @@ from typing import Any
 from hypothesis import strategies as st
 
 from service.game.board import Board, Mark
-from service.game.rules import FAMILY, Rules
+from service.game.rules import CLASSIC, FAMILY, Rules
 
 EMPTY_IN_LISTS = [None, "", " ", "_", "-", "."]
 EMPTY_IN_STRINGS = [" ", "_", "-", "."]
 
-#: The 8 symmetries of the square, each as where every cell goes.
-SYMMETRIES: list[tuple[int, ...]] = []
-for turns in range(4):
-    for mirrored in (False, True):
-        mapping = []
-        for index in range(9):
-            row, col = divmod(index, 3)
-            if mirrored:
-                col = 2 - col
-            for _ in range(turns):
-                row, col = col, 2 - row
-            mapping.append(3 * row + col)
-        SYMMETRIES.append(tuple(mapping))
+
+def symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
+    """Return the symmetries of a rows x cols board, each as where every cell goes: the 8
+    of a square (flips of rows and of columns, each with or without swapping rows for
+    columns), or the 4 of any other rectangle (a swap would change its shape)."""
+    found = set()
+    for swapped in (False, True) if rows == cols else (False,):
+        for flip_rows in (False, True):
+            for flip_cols in (False, True):
+                mapping = []
+                for index in range(rows * cols):
+                    row, col = divmod(index, cols)
+                    row = rows - 1 - row if flip_rows else row
+                    col = cols - 1 - col if flip_cols else col
+                    row, col = (col, row) if swapped else (row, col)
+                    mapping.append(row * cols + col)
+                found.add(tuple(mapping))
+    return sorted(found)
+
+
+#: The 8 symmetries of the 3x3 square.
+SYMMETRIES = symmetries(3, 3)
 
 
 def transformed(board: Board, symmetry: tuple[int, ...]) -> Board:
     """Return the board with every cell moved where the symmetry sends it."""
-    cells: list[Mark | None] = [None] * 9
+    cells: list[Mark | None] = [None] * len(board.cells)
     for index, cell in enumerate(board.cells):
         cells[symmetry[index]] = cell
-    return Board(tuple(cells))
+    return Board(tuple(cells), board.rules)
 
 
 @st.composite
 def positions(draw: st.DrawFn, *, unfinished: bool = False) -> tuple[Board, Mark]:
-    """A position some game reaches: a random first player and random moves from empty."""
-    board, mover = Board(), draw(st.sampled_from(list(Mark)))
-    for _ in range(draw(st.integers(min_value=0, max_value=9))):
-        if board.status().is_over:
-            break
-        move = draw(st.sampled_from(board.empty_cells()))
-        board, mover = board.play(move, mover), mover.opponent
-    if unfinished and board.status().is_over:
-        # Step back is not possible; start over from a shorter game instead.
-        return draw(positions(unfinished=True))
-    return board, mover
+    """A position some 3x3 game reaches: a random first player and random moves from empty."""
+    return draw(family_positions(unfinished=unfinished, games=(CLASSIC,)))
 
 
 @st.composite
@@ -84,4 +84,7 @@ def encodings(draw: st.DrawFn, board: Board) -> Any:
         mark(cell) if cell else draw(st.sampled_from([*EMPTY_IN_LISTS, index]))
         for index, cell in enumerate(board.cells)
     ]
-    return cells if style == "cells" else [cells[0:3], cells[3:6], cells[6:9]]
+    cols = board.rules.cols
+    return (
+        cells if style == "cells" else [cells[at : at + cols] for at in range(0, len(cells), cols)]
+    )

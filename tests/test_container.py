@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import subprocess
 import time
 import uuid
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import locked_versions
+from tests.helpers import locked_versions, missing_tool
 from tests.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,9 +35,7 @@ def engine_reachable() -> bool:
 @pytest.fixture(scope="module")
 def image() -> str:
     if not engine_reachable():
-        if os.environ.get("CI"):
-            pytest.fail("CI must reach a Docker engine: .ci/run starts one")
-        pytest.skip("no Docker engine is reachable (set DOCKER_HOST, or start one)")
+        missing_tool("a Docker engine", ".ci/run starts one", "set DOCKER_HOST, or start one")
     # No bridge network on these machines: build and run on the host's network.
     built = docker("build", "--network", "host", "--tag", IMAGE, str(ROOT), timeout=900)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]

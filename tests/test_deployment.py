@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from service.game.rules import FAMILY
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFESTS = sorted((ROOT / "deploy" / "kubernetes").glob("*.yaml"))
@@ -104,3 +107,26 @@ def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
         "name": deployment["metadata"]["name"],
     }
     assert autoscaler["spec"]["minReplicas"] >= 2
+
+
+def test_the_tables_layer_depends_on_the_game_package_alone() -> None:
+    """A change to the API or the process must not solve the tables again nor ship 345 MB."""
+    build = (ROOT / "Dockerfile").read_text().split("\nFROM ")[1]
+    instructions = [line for line in build.splitlines() if line.startswith(("COPY", "RUN"))]
+    solving = next(i for i, line in enumerate(instructions) if "service.game.store" in line)
+    copied_before = [line.split()[1] for line in instructions[:solving] if line.startswith("COPY")]
+    assert copied_before == ["requirements/runtime.txt", "service/__init__.py", "service/game"]
+
+
+def test_the_game_package_prepares_every_table_by_itself(tmp_path: Path) -> None:
+    """What the image runs, with only the game package on the path (checked by imports)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service.game.store", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(list(tmp_path.glob("*.npy"))) == len(FAMILY)
+    assert done.stderr.count("bestmove: solved") == len(FAMILY)

@@ -62,7 +62,7 @@ def test_the_rules_come_from_the_request_and_the_boards_shape(
     assert move(client, body)["rules"] == rules_json(expected)
 
 
-def test_a_9_cell_board_without_rules_gets_the_classic_answer_field_for_field(
+def test_a_9_cell_board_without_rules_gets_the_answer_naming_the_classic_rules_gets(
     client: FlaskClient,
 ) -> None:
     for board in ("X...O....", "XX.OO....", ".........", "XXXOO...."):

@@ -8,6 +8,7 @@ from flask.testing import FlaskClient
 
 from service.game.board import Board, Mark
 from service.game.engine import Engine, Evaluation
+from service.ops.tables import open_tables
 from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,22 +42,27 @@ class CrashingEngine(Engine):
 
 
 def test_not_ready_while_the_solver_answers_wrongly(
-    engine: Engine, make_service: ServiceFactory
+    tables_dir: Path, make_service: ServiceFactory
 ) -> None:
-    wrong = WrongEngine.build()
+    # Every game held, so that the wrong answer is the only thing that can fail readiness.
+    wrong = WrongEngine(open_tables(tables_dir))
+    assert wrong.answers_every_game()
     response = make_service(engine=wrong).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.mimetype == "application/problem+json"
     assert response.get_json()["code"] == "not_ready"
+    assert "does not answer a known position correctly" in response.get_json()["detail"]
     # Liveness does not depend on the solver.
     assert make_service(engine=wrong).test_client().get("/healthz").status_code == 200
 
 
-def test_not_ready_while_the_solver_fails(engine: Engine, make_service: ServiceFactory) -> None:
-    crashing = CrashingEngine.build()
+def test_not_ready_while_the_solver_fails(tables_dir: Path, make_service: ServiceFactory) -> None:
+    crashing = CrashingEngine(open_tables(tables_dir))
+    assert crashing.answers_every_game()
     response = make_service(engine=crashing).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.get_json()["code"] == "not_ready"
+    assert "does not answer a known position correctly" in response.get_json()["detail"]
 
 
 def test_the_contract_is_served_as_written(client: FlaskClient) -> None:

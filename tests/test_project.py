@@ -101,19 +101,46 @@ def test_the_wheel_carries_the_contract_it_serves(tmp_path: Path) -> None:
     assert not any(name.startswith("tests/") for name in names)
 
 
-def imported_modules(package: str) -> dict[str, set[str]]:
-    """Return, for every module of a service package, the top modules it imports."""
+def imported_modules(package: str, root: Path = ROOT) -> dict[str, set[str]]:
+    """Return, for every module of a service package, the modules it imports, relative
+    imports resolved to absolute names (`from ..api import views` in service/game/x.py is
+    service.api.views)."""
     found = {}
-    for path in sorted((ROOT / "service" / package).rglob("*.py")):
-        tree = ast.parse(path.read_text())
+    for path in sorted((root / "service" / package).rglob("*.py")):
+        # The package a relative import starts from: the module's own, for __init__ too.
+        here = list(path.relative_to(root).parent.parts)
         names = set()
-        for node in ast.walk(tree):
+        for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module)
-        found[str(path.relative_to(ROOT))] = names
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names.add(str(node.module))
+            elif isinstance(node, ast.ImportFrom):
+                base = here[: len(here) - (node.level - 1)]
+                if node.module:
+                    names.add(".".join([*base, node.module]))
+                else:
+                    names |= {".".join([*base, alias.name]) for alias in node.names}
+        found[str(path.relative_to(root))] = names
     return found
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from ..api import views", "service.api"),
+        ("from ..ops.metrics import Metrics", "service.ops.metrics"),
+        ("from .. import api", "service.api"),
+        ("from . import rules", "service.game.rules"),
+        ("import service.api.views", "service.api.views"),
+    ],
+)
+def test_the_import_scan_sees_relative_imports_too(
+    tmp_path: Path, source: str, expected: str
+) -> None:
+    (tmp_path / "service" / "game").mkdir(parents=True)
+    (tmp_path / "service" / "game" / "sneaky.py").write_text(source + "\n")
+    assert expected in imported_modules("game", root=tmp_path)["service/game/sneaky.py"]
 
 
 def test_the_game_imports_only_the_standard_library_and_itself() -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -17,9 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def hey() -> str:
     found = shutil.which("hey")
     if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must have hey: .ci/run installs it")
-        pytest.skip("hey is not installed (apt-get install hey)")
+        missing_tool("hey", ".ci/run installs it", "apt-get install hey")
     return found
 
 

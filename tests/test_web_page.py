@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
 from service.game.engine import Engine
 from service.ops.settings import Settings
 from service.ops.wsgi import create_service
-
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test extra")
+from tests.helpers import missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
@@ -52,10 +52,8 @@ def served(engine: Engine) -> Iterator[tuple[str, Flask]]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not (shutil.which(CHROMIUM) or Path(CHROMIUM).exists()):
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have Chromium at {CHROMIUM}: .ci/run installs it")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set CHROMIUM)")
-    with playwright_api.sync_playwright() as playwright:
+        missing_tool(f"Chromium at {CHROMIUM}", ".ci/run installs it", "apt-get install chromium")
+    with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
         launched.close()
@@ -92,7 +90,7 @@ class Page:
 
     def wait_for_turn_or_end(self) -> None:
         # A locator assertion, not wait_for_function: the page's CSP forbids eval.
-        playwright_api.expect(self.page.locator("#status")).to_have_text(TURN_OR_END)
+        expect(self.page.locator("#status")).to_have_text(TURN_OR_END)
 
     def over(self) -> bool:
         return self.status() in RESULT_WORDS.values()
@@ -234,7 +232,7 @@ def test_a_link_opens_a_given_game_with_its_settings(page: Page) -> None:
 
 def test_a_game_the_family_lacks_is_refused_in_the_services_words(page: Page) -> None:
     page.page.goto(page.base_url + "/?rows=3&cols=3&k=4")
-    playwright_api.expect(page.page.locator("#status")).to_have_text(
+    expect(page.page.locator("#status")).to_have_text(
         "Not a game: k is 4, but on a 3x3 board a line is 1 to 3 cells long"
     )
     assert page.page.locator(".cell:enabled").count() == 0

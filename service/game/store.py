@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from service.game.rules import Rules
+from service.game.rules import FAMILY, Rules
 from service.game.table import Scores, solve
 
 #: Bumped whenever the layout or meaning of a table changes, so old files are never read.
@@ -122,3 +123,25 @@ class TableStore:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def main(arguments: list[str]) -> int:
+    """Prepare every game's table in the directory named by the one argument, saying so.
+
+    The Docker image runs it with nothing but the game package copied in, so that its
+    layer of tables is rebuilt only when the game package changes.
+    """
+    if len(arguments) != 1:
+        sys.stderr.write("usage: python -m service.game.store DIRECTORY\n")
+        return 2
+    directory = Path(arguments[0])
+
+    def report(rules: Rules, seconds: float) -> None:
+        sys.stderr.write(f"bestmove: solved {rules.describe()} in {seconds:.1f} s\n")
+
+    TableStore(directory).tables(FAMILY, progress=report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
