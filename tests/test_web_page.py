@@ -16,6 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 from werkzeug.serving import make_server
 
 from service.game.engine import Engine
+from service.game.rules import FAMILY, Rules
 from service.ops.settings import Settings
 from service.ops.wsgi import create_service
 from tests.helpers import missing_tool
@@ -182,33 +183,65 @@ def follow_the_hints(page: Page) -> None:
         page.wait_for_turn_or_end()
 
 
-GAMES = {
-    "4x4, three in a row, misere": ("rows=4&cols=4&k=3&misere=1", (4, 4, 3, True)),
-    "4x4, four in a row": ("rows=4&cols=4&k=4", (4, 4, 4, False)),
-    "3x4, three in a row": ("rows=3&cols=4&k=3", (3, 4, 3, False)),
-    "2x2, two in a row, misere": ("rows=2&cols=2&k=2&misere=true", (2, 2, 2, True)),
-}
+def address_of(rules: Rules) -> str:
+    """Return the page's address query naming a game of the family."""
+    misere = "&misere=1" if rules.misere else ""
+    return f"rows={rules.rows}&cols={rules.cols}&k={rules.k}{misere}"
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("rules", FAMILY, ids=Rules.describe)
 def test_every_game_of_the_family_plays_to_the_apis_result(
-    page: Page, served: tuple[str, Flask], name: str
+    page: Page, served: tuple[str, Flask], rules: Rules
 ) -> None:
     """The rules from the address; the lowest free cell every turn against perfect play."""
     _, app = served
-    query, (rows, cols, k, misere) = GAMES[name]
-    start_game(page, mark="X", first="you", difficulty="perfect", game=query)
-    assert len(page.cells()) == rows * cols
+    start_game(page, mark="X", first="you", difficulty="perfect", game=address_of(rules))
+    assert len(page.cells()) == rules.cell_count
     while not page.over():
         free = [index for index, cell in enumerate(page.cells()) if cell == ""]
         page.page.click(f".cell[data-cell='{free[0]}']")
         page.wait_for_turn_or_end()
-    rules: dict[str, object] = {"rows": rows, "cols": cols, "k": k, "misere": misere}
-    words, line_cells = expected_result(app, page.cells(), "X", rules)
+    named: dict[str, object] = {
+        "rows": rules.rows,
+        "cols": rules.cols,
+        "k": rules.k,
+        "misere": rules.misere,
+    }
+    words, line_cells = expected_result(app, page.cells(), "X", named)
     assert page.status() == words
     assert winning_cells(page) == line_cells
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.page.screenshot(path=str(ARTIFACTS / f"game-{query}.png"), full_page=True)
+    assert page.page.locator("#rules").inner_text() == rules.describe()
+    if rules in SCREENSHOTS:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.page.screenshot(path=str(ARTIFACTS / f"game-{address_of(rules)}.png"), full_page=True)
+
+
+#: A few of the games kept as pictures, to look at.
+SCREENSHOTS = {Rules(4, 4, 3, misere=True), Rules(4, 4, 4), Rules(3, 4, 3), Rules(2, 2, 2, True)}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("", Rules(3, 3, 3)),
+        ("rows=4&cols=4", Rules(4, 4, 4)),
+        ("rows=2&cols=2", Rules(2, 2, 2)),
+        ("rows=4", Rules(4, 3, 3)),
+        ("cols=2", Rules(3, 2, 2)),
+        ("k=2", Rules(3, 3, 2)),
+        ("rows=4&cols=4&k=3", Rules(4, 4, 3)),
+        ("rows=2&cols=4&misere=1", Rules(2, 4, 2, misere=True)),
+    ],
+)
+def test_a_link_without_a_field_gets_the_services_default_for_it(
+    page: Page, query: str, expected: Rules
+) -> None:
+    """The page sends only what the link names; the service's defaults fill in the rest."""
+    page.page.goto(page.base_url + "/" + (f"?{query}" if query else ""))
+    page.wait_for_turn_or_end()
+    assert page.status().startswith("Your turn")
+    assert page.page.locator(".cell").count() == expected.cell_count
+    expect(page.page.locator("#rules")).to_have_text(expected.describe())
 
 
 def test_a_link_opens_a_given_game_with_its_settings(page: Page) -> None:

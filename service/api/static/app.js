@@ -10,6 +10,7 @@ const page = {
   status: document.getElementById("status"),
   hint: document.getElementById("hint"),
   settings: document.getElementById("settings"),
+  rules: document.getElementById("rules"),
 };
 
 // The page's address can name a game and its settings, so that a link opens it:
@@ -30,7 +31,9 @@ if (address.has("misere")) {
 
 const game = {
   cells: [],
-  rules: { rows: 3, cols: 3, k: 3, misere: false },
+  // What the page sends: only what the player chose. The service fills in the rest with
+  // its own defaults (k: the shorter side) and answers the whole rules, which are shown.
+  rules: { rows: 3, cols: 3, misere: false },
   you: "X",
   computer: "O",
   difficulty: "medium",
@@ -80,6 +83,12 @@ function say(words) {
   page.status.textContent = words;
 }
 
+function showRules(rules) {
+  // The rules as the service normalised them, e.g. "4x4, 4 in a row, misère".
+  const kind = rules.misere ? ", misère" : "";
+  page.rules.textContent = `${rules.rows}x${rules.cols}, ${rules.k} in a row${kind}`;
+}
+
 function finish(answer) {
   game.over = true;
   game.yourTurn = false;
@@ -103,6 +112,7 @@ async function computerMove() {
   if (seed !== null) request.seed = seed;
   try {
     const answer = await ask("/v1/move", request);
+    showRules(answer.rules);
     game.cells = answer.board;
     if (answer.next_player === null) {
       finish(answer);
@@ -162,15 +172,16 @@ async function newGame(event) {
   game.rules = {
     rows: Number(settings.get("rows")),
     cols: Number(settings.get("cols")),
-    k: Number(settings.get("k")),
     misere: settings.get("misere") === "1",
   };
+  if (settings.get("k") !== "") game.rules.k = Number(settings.get("k"));
   game.cells = Array(game.rules.rows * game.rules.cols).fill("");
   game.over = false;
   game.yourTurn = false;
   game.winningCells = new Set();
   game.hints.clear();
   delete page.board.dataset.result;
+  page.rules.textContent = "";
   drawBoard();
   render();
   if (settings.get("first") === "computer") {
@@ -179,7 +190,12 @@ async function newGame(event) {
   }
   // The service, not the page, knows which games exist: it says so for a line too long.
   try {
-    await ask("/v1/analysis", { board: game.cells, rules: game.rules, player: game.you });
+    const analysis = await ask("/v1/analysis", {
+      board: game.cells,
+      rules: game.rules,
+      player: game.you,
+    });
+    showRules(analysis.rules);
   } catch (error) {
     game.over = true;
     render();
