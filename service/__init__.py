@@ -1,8 +1,9 @@
-"""bestmove: a stateless JSON API that answers the best tic-tac-toe move.
+"""bestmove: a stateless JSON API that answers the best move of tic-tac-toe and its family.
 
 Three layers, each a package, imports running one way: `ops` -> `api` -> `game`.
 
-- `service.game`: the rules and the solvers; the standard library only.
-- `service.api`: the HTTP edge; `service.api.create_app` is the application factory.
-- `service.ops`: the process around it: settings, gunicorn, logs, metrics, health probe.
+- `service.game`: the rules, the solved tables and the engine; the standard library and NumPy.
+- `service.api`: the HTTP edge; `service.api.app.create_app` is the application factory.
+- `service.ops`: the process around it: settings, gunicorn, logs, metrics, health probe;
+  `service.ops.wsgi.create_service` is the whole service as the server runs it.
 """

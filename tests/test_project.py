@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import re
 import subprocess
@@ -212,3 +213,17 @@ def test_the_readmes_request_table_lists_every_field_of_a_move_request() -> None
     table = section[section.index("| field |") :].split("\n\n", 1)[0]
     fields = re.findall(r"^\| `([a-z_]+)` \| (?:required|optional) \|", table, flags=re.MULTILINE)
     assert fields == list(MoveRequest.model_fields)
+
+
+def test_every_name_the_package_docstring_gives_exists() -> None:
+    """`service.api.app.create_app` and its kind: each dotted name imports, or is an attribute."""
+    import service  # noqa: PLC0415 -- the package under test, for its docstring
+
+    named = set(re.findall(r"`(service(?:\.\w+)+)`", service.__doc__ or ""))
+    assert "service.api.app.create_app" in named
+    for name in named:
+        module_name, _, attribute = name.rpartition(".")
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:
+            assert hasattr(importlib.import_module(module_name), attribute), name
