@@ -80,7 +80,9 @@ def positions(rules: Rules, count: int = 500, seed: int = 2026) -> list[str]:
     table = solve(rules)
     places = np.flatnonzero(table != UNREACHABLE)
     going_on = places[np.abs(table[places].astype(np.int16)) != rules.max_score]
-    chosen = random.Random(seed).sample(sorted(going_on.tolist()), count - 1)
+    population = sorted(going_on.tolist())
+    # Some games have few unfinished positions (k = 1: only the empty board): all of them then.
+    chosen = random.Random(seed).sample(population, min(count - 1, len(population)))
     boards = ["." * rules.cell_count]
     for place in chosen:
         digits = np.base_repr(place, 3).zfill(rules.cell_count)[::-1]

@@ -14,8 +14,9 @@ from service.game.difficulty import Difficulty
 from service.game.engine import Engine, Outcome
 
 #: What an entry costs beyond its body: the key (a board and its cells), the cache's own
-#: bookkeeping and the bytes object's header, measured for a 4x4 board (benchmarks.memory).
-ENTRY_OVERHEAD_BYTES = 600
+#: bookkeeping (three dictionaries and an order) and the bytes object's header: about 1,500
+#: bytes measured with tracemalloc for a 4x4 board (python -m benchmarks.memory).
+ENTRY_OVERHEAD_BYTES = 1600
 
 #: Told the mover's outcome of every move answered (None: the game was already over).
 AnswerListener = Callable[[Outcome | None], None]
