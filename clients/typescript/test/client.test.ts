@@ -1,0 +1,164 @@
+// The client against the live service (BESTMOVE_URL, started by tests/test_typescript_client.py),
+// and its retry rule against a stand-in fetch where only a stand-in can say "busy".
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+import openapiTS, { astToString } from "openapi-typescript";
+import { describe, expect, it } from "vitest";
+
+import {
+  BestmoveClient,
+  BestmoveError,
+  type Fetch,
+  type MoveRequest,
+  UNEXPECTED_ANSWER,
+  retryAfterSeconds,
+} from "../src/index.js";
+
+const baseUrl = process.env.BESTMOVE_URL;
+if (!baseUrl) {
+  throw new Error("BESTMOVE_URL must name a running bestmove service (tests/test_typescript_client.py starts one)");
+}
+const client = new BestmoveClient({ baseUrl });
+
+/** Return the error a request fails with; fail the test if it succeeds or fails otherwise. */
+async function failure(pending: Promise<unknown>): Promise<BestmoveError> {
+  try {
+    await pending;
+  } catch (caught) {
+    if (caught instanceof BestmoveError) return caught;
+    throw caught;
+  }
+  throw new Error("the request was expected to fail");
+}
+
+describe("against the live service", () => {
+  it("answers the winning move with its score and the position after it", async () => {
+    const answer = await client.move({ board: "O.XX.X.OO" });
+    expect(answer.move).toBe(4);
+    expect(answer.score).toBe(9);
+    expect(answer.outcome).toBe("win");
+    expect(answer.winner).toBe("X");
+    expect(answer.rules).toEqual({ rows: 3, cols: 3, k: 3, misere: false });
+  });
+
+  it("takes the service's defaults for the rules it is not given", async () => {
+    const answer = await client.move({ board: ".".repeat(16), rules: { misere: true } });
+    expect(answer.rules).toEqual({ rows: 4, cols: 4, k: 4, misere: true });
+    expect(answer.next_player).toBe("O");
+  });
+
+  it("ranks every move best first in an analysis", async () => {
+    const analysis = await client.analysis({ board: "O.XX.X.OO" });
+    expect(analysis.moves.map((ranked) => ranked.move)).toEqual([4, 1, 6]);
+    expect(analysis.moves[0]?.line).toEqual([4]);
+  });
+
+  it("answers a batch in order, a bad request's problem in its own slot", async () => {
+    const results = await client.moves([{ board: "X........" }, { board: "XXXXX...." }]);
+    expect(results).toHaveLength(2);
+    expect(results[0]).toMatchObject({ move: 4 });
+    expect(results[1]).toMatchObject({ status: 422, code: "mark_count_gap" });
+  });
+
+  it("raises a problem as a typed error carrying its code", async () => {
+    const problem = await failure(client.move({ board: "XXXXX...." }));
+    expect(problem.status).toBe(422);
+    expect(problem.code).toBe("mark_count_gap");
+    expect(problem.detail).toMatch(/X has 5 marks/);
+    expect(problem.problem?.type).toBe("about:blank");
+  });
+
+  it("says which rule is out of range", async () => {
+    const error = await failure(client.move({ board: "X........", rules: { rows: 9 } }));
+    expect(error.code).toBe("rows_out_of_range");
+  });
+
+  it("reports health and readiness", async () => {
+    expect(await client.health()).toEqual({ status: "ok" });
+    expect(await client.ready()).toEqual({ status: "ready" });
+  });
+});
+
+function answering(...answers: Response[]): { fetch: Fetch; calls: string[] } {
+  const calls: string[] = [];
+  const fetch: Fetch = async (input) => {
+    calls.push(input);
+    const next = answers.shift();
+    if (!next) throw new Error("no answer left");
+    return next;
+  };
+  return { fetch, calls };
+}
+
+function busy(retryAfter: string): Response {
+  const problem = {
+    type: "about:blank",
+    title: "Service Unavailable",
+    status: 503,
+    detail: "every search slot is taken",
+    code: "not_ready",
+  };
+  return new Response(JSON.stringify(problem), {
+    status: 503,
+    headers: { "Content-Type": "application/problem+json", "Retry-After": retryAfter },
+  });
+}
+
+describe("when the service is busy", () => {
+  const ok = () => new Response(JSON.stringify({ move: 4 }), { status: 200 });
+
+  it("waits the Retry-After it is given, then tries again", async () => {
+    const stand = answering(busy("0"), busy("0"), ok());
+    const patient = new BestmoveClient({ baseUrl: "http://bestmove.test/", fetch: stand.fetch });
+    await expect(patient.move({ board: "X........" })).resolves.toEqual({ move: 4 });
+    expect(stand.calls).toEqual(Array(3).fill("http://bestmove.test/v1/move"));
+  });
+
+  it("gives up after its retries, with the wait the service asked for", async () => {
+    const stand = answering(busy("0"), busy("3"));
+    const patient = new BestmoveClient({
+      baseUrl: "http://bestmove.test",
+      fetch: stand.fetch,
+      retries: 1,
+    });
+    const error = await failure(patient.move({ board: "X........" }));
+    expect(error.status).toBe(503);
+    expect(error.retryAfterSeconds).toBe(3);
+    expect(stand.calls).toHaveLength(2);
+  });
+
+  it("does not retry a 503 that names no wait", async () => {
+    const plain = new Response("down", { status: 503, headers: { "Content-Type": "text/plain" } });
+    const stand = answering(plain);
+    const patient = new BestmoveClient({ baseUrl: "http://bestmove.test", fetch: stand.fetch });
+    const error = await failure(patient.move({ board: "X........" }));
+    expect(error.code).toBe(UNEXPECTED_ANSWER);
+    expect(error.detail).toBe("down");
+    expect(stand.calls).toHaveLength(1);
+  });
+
+  it("reads Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.parse("Sun, 22 Nov 2026 12:00:00 GMT");
+    expect(retryAfterSeconds("7", now)).toBe(7);
+    expect(retryAfterSeconds("Sun, 22 Nov 2026 12:00:05 GMT", now)).toBe(5);
+    expect(retryAfterSeconds("soon", now)).toBeNull();
+    expect(retryAfterSeconds(null, now)).toBeNull();
+  });
+});
+
+describe("the types", () => {
+  it("are generated from the contract the service serves", async () => {
+    const contract = new URL("../../../openapi.yaml", import.meta.url);
+    const generated = astToString(await openapiTS(contract));
+    const committed = readFileSync(fileURLToPath(new URL("../src/schema.ts", import.meta.url)), "utf8");
+    // The committed file is the CLI's output: its header, then the same declarations.
+    expect(committed.endsWith(generated)).toBe(true);
+  });
+
+  it("refuse what the contract refuses, at compile time", () => {
+    // @ts-expect-error -- no such level in the contract
+    const wrong: MoveRequest = { board: "X........", difficulty: "impossible" };
+    expect(wrong.board).toBe("X........");
+  });
+});
