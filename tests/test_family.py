@@ -78,10 +78,10 @@ def test_a_4x4_board_has_diagonal_runs_of_three_off_the_main_diagonals() -> None
 @pytest.mark.parametrize(
     ("arguments", "problem", "words"),
     [
-        ((0, 3, 1), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 0, but a board has 1 to 4 rows"),
-        ((5, 3, 3), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 5"),
-        ((3, 0, 1), RulesProblem.COLS_OUT_OF_RANGE, "cols is 0, but a board has 1 to 4 columns"),
-        ((3, 9, 3), RulesProblem.COLS_OUT_OF_RANGE, "cols is 9"),
+        ((0, 3, 1), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 0, but a board has 1 to 15 rows"),
+        ((16, 3, 3), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 16"),
+        ((3, 0, 1), RulesProblem.COLS_OUT_OF_RANGE, "cols is 0, but a board has 1 to 15 columns"),
+        ((3, 16, 3), RulesProblem.COLS_OUT_OF_RANGE, "cols is 16"),
         ((3, 3, 4), RulesProblem.K_OUT_OF_RANGE, "on a 3x3 board a line is 1 to 3 cells long"),
         ((2, 4, 0), RulesProblem.K_OUT_OF_RANGE, "k is 0"),
     ],
@@ -94,7 +94,9 @@ def test_rules_outside_the_family_are_refused_with_a_reason(
     assert refused.value.problem is problem
 
 
-def test_k_defaults_to_the_shorter_side() -> None:
+def test_k_defaults_to_the_shorter_side_or_five() -> None:
+    assert Rules.of(15, 15) == Rules(15, 15, 5)
+    assert Rules.of(7, 3) == Rules(7, 3, 3)
     assert Rules.of(4, 4) == Rules(4, 4, 4)
     assert Rules.of(3, 4) == Rules(3, 4, 3)
     assert Rules.of(4, 4, 3, misere=True) == Rules(4, 4, 3, True)

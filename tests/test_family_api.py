@@ -144,3 +144,20 @@ def test_the_service_is_not_ready_while_a_game_is_missing(make_service: ServiceF
     response = make_service(engine=partial).test_client().get("/readyz")
     assert response.status_code == 503
     assert response.get_json()["detail"] == "the solver does not hold every game of the family yet"
+
+
+@pytest.mark.parametrize(
+    ("rules", "words"),
+    [
+        ({"rows": 5}, "rows is 5, but a board has 1 to 4 rows"),
+        ({"rows": 15, "cols": 15}, "rows is 15, but a board has 1 to 4 rows"),
+        ({"cols": 7}, "cols is 7, but a board has 1 to 4 columns"),
+    ],
+)
+def test_boards_beyond_the_tables_are_still_refused(
+    client: FlaskClient, rules: dict[str, int], words: str
+) -> None:
+    """The game layer knows boards up to 15x15; the service answers up to 4x4 until it searches."""
+    answer = client.post("/v1/move", json={"board": "X...O....", "rules": rules})
+    assert answer.status_code == 422
+    assert answer.get_json()["detail"] == words

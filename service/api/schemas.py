@@ -21,12 +21,12 @@ from pydantic_core import PydanticCustomError
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
-from service.game.rules import MAX_SIDE, rules_for
+from service.game.rules import TABLE_MAX_SIDE, rules_for
 
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
 EMPTY_CELLS = frozenset({"", " ", "_", "-", "."})
-MAX_CELLS = MAX_SIDE * MAX_SIDE
+MAX_CELLS = TABLE_MAX_SIDE * TABLE_MAX_SIDE
 CELL_HELP = (
     "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
 )
@@ -73,7 +73,11 @@ def _flatten_board(value: Any) -> Any:
     if isinstance(value, list):
         if _rows_of(value) is not None:
             widths = {len(row) if isinstance(row, list) else -1 for row in value}
-            if len(value) > MAX_SIDE or len(widths) != 1 or not 1 <= min(widths) <= MAX_SIDE:
+            if (
+                len(value) > TABLE_MAX_SIDE
+                or len(widths) != 1
+                or not 1 <= min(widths) <= TABLE_MAX_SIDE
+            ):
                 raise PydanticCustomError(
                     "board_rows",
                     "a board of rows has 1 to 4 rows, each a list of the same 1 to 4 cells",

@@ -13,8 +13,14 @@ from functools import cache
 
 from service.game.refusals import Reason, Refusal
 
-#: The largest side a board may have: every member up to 4x4 is solved exactly.
-MAX_SIDE = 4
+#: The largest side of any game of the family: 15x15 holds gomoku (five in a row).
+MAX_SIDE = 15
+
+#: The largest side of the games solved exactly into tables, and so served today.
+TABLE_MAX_SIDE = 4
+
+#: A line is this long unless a request says otherwise, or the board's shorter side if less.
+DEFAULT_K = 5
 
 #: The four directions a line runs in, as (row step, column step).
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
@@ -79,8 +85,8 @@ class Rules:
 
     @classmethod
     def of(cls, rows: int, cols: int, k: int | None = None, *, misere: bool = False) -> Rules:
-        """Return the rules with `k` defaulting to the shorter side, as frontends offer."""
-        return cls(rows, cols, min(rows, cols) if k is None else k, misere)
+        """Return the rules with `k` defaulting to the shorter side, or five in a row."""
+        return cls(rows, cols, min(rows, cols, DEFAULT_K) if k is None else k, misere)
 
     @property
     def cell_count(self) -> int:
@@ -138,15 +144,15 @@ CLASSIC = Rules()
 #: Every game the service answers: each board up to 4x4, each line length, normal and misère.
 FAMILY: tuple[Rules, ...] = tuple(
     Rules(rows, cols, k, misere)
-    for rows in range(1, MAX_SIDE + 1)
-    for cols in range(1, MAX_SIDE + 1)
+    for rows in range(1, TABLE_MAX_SIDE + 1)
+    for cols in range(1, TABLE_MAX_SIDE + 1)
     for k in range(1, max(rows, cols) + 1)
     for misere in (False, True)
 )
 
 
 #: The square boards a flat board's length names by itself.
-SQUARES = {side * side: side for side in range(1, MAX_SIDE + 1)}
+SQUARES = {side * side: side for side in range(1, TABLE_MAX_SIDE + 1)}
 
 
 @cache
@@ -165,8 +171,8 @@ def rules_for(
     is square; any other needs `rows` or `cols`. Raise InvalidRules, saying why, for rules
     outside the family or a board that does not fit them. Remembered: every request asks.
     """
-    # The rules' own bounds first: a request naming 5 rows learns that before anything else.
-    Rules(1 if rows is None else rows, 1 if cols is None else cols, 1, misere)
+    # The bounds first: a request naming 5 rows learns that before anything else.
+    _check_served(rows, cols)
     if board_rows is not None:
         shape = (board_rows, cell_count // board_rows)
     elif rows is not None and cols is not None:
@@ -197,3 +203,17 @@ def rules_for(
             f"of {cols_named} cells",
         )
     return Rules.of(shape[0], shape[1], k, misere=misere)
+
+
+def _check_served(rows: int | None, cols: int | None) -> None:
+    """Raise InvalidRules for a side beyond the games solved into tables, the ones served."""
+    if rows is not None and not 1 <= rows <= TABLE_MAX_SIDE:
+        raise InvalidRules(
+            RulesProblem.ROWS_OUT_OF_RANGE,
+            f"rows is {rows}, but a board has 1 to {TABLE_MAX_SIDE} rows",
+        )
+    if cols is not None and not 1 <= cols <= TABLE_MAX_SIDE:
+        raise InvalidRules(
+            RulesProblem.COLS_OUT_OF_RANGE,
+            f"cols is {cols}, but a board has 1 to {TABLE_MAX_SIDE} columns",
+        )
