@@ -1,0 +1,499 @@
+"""A search within a time budget, for boards too big to solve into a table.
+
+It answers any game of the family (up to 15x15, normal or misère) and says what it knows.
+A result is *proven* only when a sound method found it, each of which considers every
+reply the opponent has:
+
+- the rules at the root: a move that wins at once; against two or more cells where the
+  opponent wins next, a loss in two (normal rules);
+- the threat search (normal rules): a run of moves each of which leaves the opponent one
+  cell to stop an immediate win (a "four"), ending in two such cells, or a win. The
+  opponent's only replies are the forced ones, since any other loses at once. It tries
+  shorter runs first; the win it reports lasts at most the plies it gives (a shorter one,
+  not made of fours, may exist);
+- an exact search, every move to the end of the game, when few cells are empty.
+
+Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
+near the marks, ordered by a transposition table, that stops on its deadline and plays the
+best move of the last depth it finished. Its value is a heuristic: the marks each side has
+in every k-cell window the other side has not entered, weighted by how full the window is.
+
+Proven scores use the tables' convention (`Rules.max_score`): a win in p plies scores
+max_score - p, a loss after p plies p - max_score, a draw 0.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.game.board import Board, Mark
+from service.game.rules import Rules
+
+#: Below this many empty cells, every line of play is searched to the end: exact.
+EXACT_EMPTY_CELLS = 8
+
+#: How far, in king moves, a cell may be from a mark to be a candidate of the heuristic search.
+CANDIDATE_DISTANCE = 2
+
+#: How many of a node's best-looking candidates the heuristic search tries.
+CANDIDATES_TRIED = 16
+
+#: How many moves of its own the threat search plays at most.
+THREAT_SEARCH_MOVES = 8
+
+#: The deadline is read once in this many nodes: the clock costs more than a node.
+CLOCK_EVERY = 64
+
+#: Values of proven ends in the search: far above any heuristic, less the plies to them.
+MATE = 1_000_000
+HEURISTIC_LIMIT = MATE // 2
+
+Clock = Callable[[], float]
+
+
+class Method(enum.Enum):
+    """How a search result was found."""
+
+    RULES = "rules"
+    THREATS = "threats"
+    EXACT = "exact"
+    HEURISTIC = "heuristic"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The move a search chose and what it knows of it, from the mover's side."""
+
+    move: int
+    #: Whether the outcome is certain; then `score` holds it, in the tables' convention.
+    proven: bool
+    score: int | None
+    #: The search's estimate, from -1 (lost) to 1 (won); exactly -1, 0 or 1 when proven.
+    evaluation: float
+    method: Method
+    #: The plies of the last search depth finished (0 when the rules alone decided).
+    depth: int
+    nodes: int
+    seconds: float
+
+
+class OutOfTime(Exception):
+    """Raised inside the search when its deadline or node limit has passed."""
+
+
+class Geometry:
+    """What one board size and line length precompute: windows, and the cells near a cell."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.cells = rules.cell_count
+        #: Every k-cell window, the lines of the rules; the windows each cell lies in.
+        self.windows = rules.lines
+        self.windows_of: list[list[int]] = [[] for _ in range(self.cells)]
+        for index, window in enumerate(self.windows):
+            for cell in window:
+                self.windows_of[cell].append(index)
+        self.near: list[tuple[int, ...]] = [
+            tuple(
+                other
+                for other in range(self.cells)
+                if other != cell
+                and abs(other // rules.cols - cell // rules.cols) <= CANDIDATE_DISTANCE
+                and abs(other % rules.cols - cell % rules.cols) <= CANDIDATE_DISTANCE
+            )
+            for cell in range(self.cells)
+        ]
+        # A mark in a window worth 8 times one fewer: fuller windows dominate.
+        self.weights = [0] + [8 ** (count - 1) for count in range(1, rules.k + 1)]
+        rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
+        self.keys = [[rng.getrandbits(64) for _ in range(3)] for _ in range(self.cells)]
+        self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2
+
+
+class Position:
+    """A board under search, changed in place by `play` and `undo`, with running counts.
+
+    Players are 1 (X) and 2 (O). For every window it keeps each player's marks in it; from
+    them follow the cells that complete a line (`completing`), and the heuristic value.
+    """
+
+    def __init__(self, geometry: Geometry, board: Board) -> None:
+        self.geometry = geometry
+        self.cells = [0] * geometry.cells
+        self.counts = [[0, 0, 0] for _ in geometry.windows]
+        self.near_marks = [0] * geometry.cells
+        self.free = set(range(geometry.cells))
+        self.empty = geometry.cells
+        self.hash = 0
+        #: The heuristic value from X's side: fuller open windows of X's, less O's.
+        self.value = 0
+        #: For each player, the windows it fills but for one cell the other has not entered.
+        self.fours: list[set[int]] = [set(), set(), set()]
+        for cell, mark in enumerate(board.cells):
+            if mark is not None:
+                self.play(cell, 1 if mark is Mark.X else 2)
+        k = geometry.rules.k
+        for index, counts in enumerate(self.counts):
+            for player in (1, 2):
+                if counts[player] == k - 1 and counts[3 - player] == 0:
+                    self.fours[player].add(index)
+
+    def play(self, cell: int, player: int) -> bool:
+        """Put `player`'s mark on `cell`; return whether it completes a line."""
+        geometry = self.geometry
+        weights = geometry.weights
+        other = 3 - player
+        completed = False
+        sign = 1 if player == 1 else -1
+        k = geometry.rules.k
+        fours, other_fours = self.fours[player], self.fours[other]
+        for window in geometry.windows_of[cell]:
+            counts = self.counts[window]
+            mine, theirs = counts[player], counts[other]
+            if theirs == 0:
+                self.value += sign * (weights[mine + 1] - weights[mine])
+                if mine == k - 2:
+                    fours.add(window)
+                elif mine == k - 1:
+                    fours.discard(window)
+            elif mine == 0:
+                # The window was the other side's; now nobody's.
+                self.value += sign * weights[theirs]
+                if theirs == k - 1:
+                    other_fours.discard(window)
+            if mine == 0 and theirs == k - 1 and k == 1:
+                other_fours.discard(window)
+            counts[player] = mine + 1
+            if mine + 1 == k:
+                completed = True
+        self.cells[cell] = player
+        self.free.discard(cell)
+        self.empty -= 1
+        self.hash ^= geometry.keys[cell][player]
+        for neighbour in geometry.near[cell]:
+            self.near_marks[neighbour] += 1
+        return completed
+
+    def undo(self, cell: int) -> None:
+        """Take the mark off `cell`, as it was before `play`."""
+        geometry = self.geometry
+        weights = geometry.weights
+        player = self.cells[cell]
+        other = 3 - player
+        sign = 1 if player == 1 else -1
+        k = geometry.rules.k
+        fours, other_fours = self.fours[player], self.fours[other]
+        for window in geometry.windows_of[cell]:
+            counts = self.counts[window]
+            counts[player] -= 1
+            mine, theirs = counts[player], counts[other]
+            if theirs == 0:
+                self.value -= sign * (weights[mine + 1] - weights[mine])
+                if mine == k - 2:
+                    fours.discard(window)
+                elif mine == k - 1:
+                    fours.add(window)
+            elif mine == 0:
+                self.value -= sign * weights[theirs]
+                if theirs == k - 1:
+                    other_fours.add(window)
+            if mine == 0 and theirs == k - 1 and k == 1:
+                other_fours.add(window)
+        self.cells[cell] = 0
+        self.free.add(cell)
+        self.empty += 1
+        self.hash ^= geometry.keys[cell][player]
+        for neighbour in geometry.near[cell]:
+            self.near_marks[neighbour] -= 1
+
+    def completing(self, player: int) -> list[int]:
+        """Return the empty cells where `player` would complete a line, ascending."""
+        windows, cells = self.geometry.windows, self.cells
+        return sorted(
+            {cell for index in self.fours[player] for cell in windows[index] if cells[cell] == 0}
+        )
+
+    def empty_cells(self) -> list[int]:
+        """Return every empty cell, ascending."""
+        return sorted(self.free)
+
+
+class Search:
+    """One search of one position: its deadline, its counters and its transposition table."""
+
+    def __init__(
+        self,
+        board: Board,
+        mover: Mark,
+        seconds: float,
+        *,
+        clock: Clock = time.perf_counter,
+        max_nodes: int | None = None,
+    ) -> None:
+        self.rules = board.rules
+        self.misere = board.rules.misere
+        self.position = Position(Geometry(board.rules), board)
+        self.mover = 1 if mover is Mark.X else 2
+        self.clock = clock
+        self.started = clock()
+        self.deadline = self.started + seconds
+        self.max_nodes = max_nodes
+        self.nodes = 0
+        self.table: dict[int, tuple[int, int, int, int]] = {}
+
+    def run(self) -> SearchResult:
+        """Search until a proof or the deadline; return the move and what is known of it."""
+        position = self.position
+        legal = position.empty_cells()
+        if not legal:
+            raise ValueError("the board is full: there is no move to search")
+        if not self.misere:
+            decided = self._by_the_rules()
+            if decided is not None:
+                return decided
+            threat = self._threat_win()
+            if threat is not None:
+                return threat
+        if position.empty <= EXACT_EMPTY_CELLS:
+            try:
+                value, move = self._negamax_root(position.empty, exact=True)
+                return self._result(move, value, Method.EXACT, position.empty, proven=True)
+            except OutOfTime:
+                pass  # fall back on the heuristic search, with what time is left
+        return self._iterative_deepening(legal)
+
+    # --- the rules and the threat search: sound, normal rules only ---
+
+    def _by_the_rules(self) -> SearchResult | None:
+        position, mover = self.position, self.mover
+        wins = position.completing(mover)
+        if wins:
+            return self._result(wins[0], MATE - 1, Method.RULES, 0, proven=True)
+        threats = position.completing(3 - mover)
+        if len(threats) >= 2:
+            # Whatever is played, one of them is left: a loss in two. Block the first anyway.
+            return self._result(threats[0], -(MATE - 2), Method.RULES, 0, proven=True)
+        return None
+
+    def _threat_win(self) -> SearchResult | None:
+        """Return a proven win made of fours, the shortest such first, or None."""
+        if self.position.completing(3 - self.mover):
+            return None  # the threat search is for an attacker whom nothing threatens
+        for moves in range(1, THREAT_SEARCH_MOVES + 1):
+            try:
+                found = self._fours(self.mover, moves)
+            except OutOfTime:
+                return None
+            if found is not None:
+                first, plies = found
+                return self._result(first, MATE - plies, Method.THREATS, 2 * moves - 1, proven=True)
+        return None
+
+    def _fours(self, attacker: int, moves_left: int) -> tuple[int, int] | None:
+        """Return (first move, plies) of a win by fours for `attacker` to move, or None.
+
+        On entry nothing of the defender's completes a line.
+        """
+        position = self.position
+        defender = 3 - attacker
+        k = self.rules.k
+        candidates = sorted(
+            {
+                cell
+                for index, counts in enumerate(position.counts)
+                if counts[attacker] == k - 2 and counts[defender] == 0
+                for cell in self.position.geometry.windows[index]
+                if position.cells[cell] == 0
+            }
+        )
+        for cell in candidates:
+            self._count_node()
+            if position.play(cell, attacker):
+                position.undo(cell)
+                return cell, 1
+            blocks = position.completing(attacker)
+            result: tuple[int, int] | None = None
+            if len(blocks) >= 2 and position.empty >= 2:
+                result = (cell, 3)  # two cells to stop: one stays
+            elif len(blocks) == 1 and moves_left > 1 and position.empty >= 2:
+                block = blocks[0]
+                position.play(block, defender)
+                # The forced block must not let the defender win next, nor fill the board.
+                if not position.completing(defender) and position.empty > 0:
+                    deeper = self._fours(attacker, moves_left - 1)
+                    if deeper is not None:
+                        result = (cell, deeper[1] + 2)
+                position.undo(block)
+            position.undo(cell)
+            if result is not None:
+                return result
+        return None
+
+    # --- exact and heuristic alpha-beta ---
+
+    def _iterative_deepening(self, legal: list[int]) -> SearchResult:
+        best_move, best_value, finished = self._fallback_move(legal), 0, 0
+        for depth in range(1, self.position.empty + 1):
+            try:
+                value, move = self._negamax_root(depth, exact=False)
+            except OutOfTime:
+                break
+            best_move, best_value, finished = move, value, depth
+            if abs(value) > HEURISTIC_LIMIT:
+                break  # an end was seen; deeper looks do not change the choice
+        return self._result(best_move, best_value, Method.HEURISTIC, finished, proven=False)
+
+    def _fallback_move(self, legal: list[int]) -> int:
+        """Return a move for when no depth finishes in time: a forced one, or the likeliest."""
+        position, mover = self.position, self.mover
+        threats = position.completing(3 - mover) if not self.misere else []
+        if threats:
+            return threats[0]
+        ordered = self._candidates(mover, None, exact=False) or legal
+        return ordered[0]
+
+    def _negamax_root(self, depth: int, *, exact: bool) -> tuple[int, int]:
+        value = self._negamax(self.mover, depth, -MATE - 1, MATE + 1, 0, exact=exact)
+        entry = self.table.get(self.position.hash)
+        if entry is None:
+            raise AssertionError("the root is always stored")
+        return value, entry[3]
+
+    def _negamax(
+        self, player: int, depth: int, alpha: int, beta: int, ply: int, *, exact: bool
+    ) -> int:
+        self._count_node()
+        position = self.position
+        original_alpha = alpha
+        entry = self.table.get(position.hash)
+        hint = None
+        if entry is not None:
+            stored_depth, stored_value, flag, hint = entry
+            if stored_depth >= depth and ply > 0:
+                if flag == 0:
+                    return stored_value
+                if flag < 0 and stored_value <= alpha:
+                    return stored_value
+                if flag > 0 and stored_value >= beta:
+                    return stored_value
+        moves = self._candidates(player, hint, exact=exact)
+        best_value, best_move = -MATE - 1, moves[0]
+        for move in moves:
+            if position.play(move, player):
+                # Completing a line ends the game at once: won, or under misère lost.
+                value = -(MATE - ply - 1) if self.misere else MATE - ply - 1
+            elif position.empty == 0:
+                value = 0
+            elif depth <= 1:
+                value = self._heuristic(player)
+            else:
+                value = -self._negamax(3 - player, depth - 1, -beta, -alpha, ply + 1, exact=exact)
+            position.undo(move)
+            if value > best_value:
+                best_value, best_move = value, move
+            alpha = max(alpha, value)
+            if alpha >= beta:
+                break
+        flag = -1 if best_value <= original_alpha else 1 if best_value >= beta else 0
+        self.table[position.hash] = (depth, best_value, flag, best_move)
+        return best_value
+
+    def _candidates(self, player: int, hint: int | None, *, exact: bool) -> list[int]:
+        """Return the moves worth trying at a node, the most promising first."""
+        position = self.position
+        empty = position.empty_cells()
+        if not self.misere:
+            wins = position.completing(player)
+            if wins:
+                return wins[:1]
+            threats = position.completing(3 - player)
+            if threats and not exact:
+                # Any other move lets the opponent complete a line next.
+                return threats
+        if exact:
+            moves = empty
+        else:
+            moves = [cell for cell in empty if position.near_marks[cell]] or [
+                position.geometry.centre
+                if position.cells[position.geometry.centre] == 0
+                else empty[0]
+            ]
+        moves = sorted(moves, key=lambda cell: (-self._promise(cell), cell))
+        if not exact:
+            moves = moves[:CANDIDATES_TRIED]
+        if hint is not None and hint in moves:
+            moves.remove(hint)
+            moves.insert(0, hint)
+        return moves
+
+    def _promise(self, cell: int) -> int:
+        """Return how much a cell's windows hold, for either side: a move's likely worth."""
+        weights = self.position.geometry.weights
+        total = 0
+        for window in self.position.geometry.windows_of[cell]:
+            counts = self.position.counts[window]
+            if counts[2] == 0:
+                total += weights[counts[1] + 1]
+            if counts[1] == 0:
+                total += weights[counts[2] + 1]
+        return total
+
+    def _heuristic(self, player_who_moved: int) -> int:
+        """Return the heuristic value for the player who just moved, capped below the ends."""
+        value = self.position.value if player_who_moved == 1 else -self.position.value
+        value = -value if self.misere else value
+        return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, value))
+
+    def _count_node(self) -> None:
+        self.nodes += 1
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            raise OutOfTime
+        if self.nodes % CLOCK_EVERY == 0 and self.clock() >= self.deadline:
+            raise OutOfTime
+
+    def _result(
+        self, move: int, value: int, method: Method, depth: int, *, proven: bool
+    ) -> SearchResult:
+        max_score = self.rules.max_score
+        score = None
+        if proven:
+            if abs(value) > HEURISTIC_LIMIT:
+                plies = MATE - abs(value)
+                score = (max_score - plies) if value > 0 else (plies - max_score)
+            else:
+                score = 0
+        if abs(value) > HEURISTIC_LIMIT:
+            evaluation = 1.0 if value > 0 else -1.0
+            if not proven:
+                evaluation *= 0.99  # the heuristic search saw an end it has not proven
+        elif proven:
+            evaluation = 0.0
+        else:
+            evaluation = math.tanh(value / (2 * self.position.geometry.weights[self.rules.k]))
+        return SearchResult(
+            move=move,
+            proven=proven,
+            score=score,
+            evaluation=round(evaluation, 4),
+            method=method,
+            depth=depth,
+            nodes=self.nodes,
+            seconds=self.clock() - self.started,
+        )
+
+
+def search(
+    board: Board,
+    mover: Mark,
+    seconds: float,
+    *,
+    clock: Clock = time.perf_counter,
+    max_nodes: int | None = None,
+) -> SearchResult:
+    """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is known."""
+    return Search(board, mover, seconds, clock=clock, max_nodes=max_nodes).run()

@@ -1,0 +1,238 @@
+"""The search for boards beyond the tables: its tactics, held to an independent brute force;
+every claim it calls proven, held to the tables or to exhaustive play; its budget."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.game.board import Board, Mark
+from service.game.engine import Engine
+from service.game.rules import Rules
+from service.game.search import EXACT_EMPTY_CELLS, Method, search
+from tests import search_reference as brute
+from tests.family_reference import Game, other
+from tests.strategies import family_positions
+
+#: Boards of the kinds people play, and a few odd ones: wide, narrow, short lines.
+BIG_GAMES = [
+    Rules(15, 15, 5),
+    Rules(9, 9, 5),
+    Rules(7, 7, 5),
+    Rules(7, 7, 4),
+    Rules(5, 5, 4),
+    Rules(6, 9, 4),
+    Rules(5, 12, 3),
+]
+#: Generous: the tactics must not depend on the time they get, so nodes bound the tests.
+TIME = 60.0
+NODES = 3000
+
+
+def game_of(rules: Rules) -> Game:
+    return Game(rules.rows, rules.cols, rules.k, rules.misere)
+
+
+def positions_where(predicate: str, count: int, seed: int = 1) -> Iterator[tuple[Rules, str, str]]:
+    """Yield `count` clustered positions of the big games for which `predicate` holds."""
+    rng = random.Random(seed)
+    found = 0
+    for attempt in itertools.count():
+        rules = BIG_GAMES[attempt % len(BIG_GAMES)]
+        game = game_of(rules)
+        position = brute.clustered_position(game, rng, rng.randrange(4, 2 * rules.k + 12))
+        if position is None:
+            continue
+        text, mover = position
+        if _holds(predicate, game, text, mover):
+            yield rules, text, mover
+            found += 1
+            if found == count:
+                return
+
+
+def _holds(predicate: str, game: Game, text: str, mover: str) -> bool:
+    own = brute.wins_at_once(game, text, mover)
+    theirs = brute.wins_at_once(game, text, other(mover))
+    if predicate == "win_in_one":
+        return bool(own)
+    if predicate == "lone_threat":
+        return not own and len(theirs) == 1
+    if predicate == "two_threats":
+        return not own and len(theirs) >= 2
+    if predicate == "win_in_three":
+        return (
+            not own
+            and not theirs
+            and any(brute.wins_in_three(game, text, mover, m) for m in brute.empties(text))
+        )
+    raise ValueError(predicate)
+
+
+def searched(rules: Rules, text: str, mover: str) -> tuple[int, bool, int | None, Method]:
+    result = search(Board.from_text(text, rules), Mark(mover), TIME, max_nodes=NODES)
+    return result.move, result.proven, result.score, result.method
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "mover"), list(positions_where("win_in_one", 40)), ids=lambda v: str(v)[:20]
+)
+def test_a_win_in_one_is_never_missed(rules: Rules, text: str, mover: str) -> None:
+    move, proven, score, _ = searched(rules, text, mover)
+    assert brute.completes(game_of(rules), text, move, mover)
+    assert (proven, score) == (True, rules.max_score - 1)
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "mover"), list(positions_where("lone_threat", 40)), ids=lambda v: str(v)[:20]
+)
+def test_a_lone_threat_is_always_blocked_when_no_win_comes_first(
+    rules: Rules, text: str, mover: str
+) -> None:
+    move, _, _, _ = searched(rules, text, mover)
+    assert [move] == brute.wins_at_once(game_of(rules), text, other(mover))
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "mover"), list(positions_where("two_threats", 20)), ids=lambda v: str(v)[:20]
+)
+def test_two_threats_are_a_proven_loss_in_two(rules: Rules, text: str, mover: str) -> None:
+    move, proven, score, method = searched(rules, text, mover)
+    assert (proven, score, method) == (True, 2 - rules.max_score, Method.RULES)
+    assert move in brute.wins_at_once(game_of(rules), text, other(mover))
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "mover"), list(positions_where("win_in_three", 25)), ids=lambda v: str(v)[:20]
+)
+def test_every_win_in_three_is_found_and_proven(rules: Rules, text: str, mover: str) -> None:
+    move, proven, score, method = searched(rules, text, mover)
+    assert brute.wins_in_three(game_of(rules), text, mover, move)
+    assert (proven, score, method) == (True, rules.max_score - 3, Method.THREATS)
+
+
+# --- Every proven claim, held to the exact tables of every game up to 4x4 ---
+
+
+@given(position=family_positions(unfinished=True), budget=st.sampled_from([200, 3000]))
+@settings(max_examples=300)
+def test_every_proven_claim_agrees_with_the_tables(
+    engine: Engine, position: tuple[Board, Mark], budget: int
+) -> None:
+    board, mover = position
+    result = search(board, mover, TIME, max_nodes=budget)
+    assert result.move in board.empty_cells()
+    table = engine.move_scores(board, mover)
+    best = max(table.values())
+    if not result.proven:
+        assert result.score is None
+        return
+    assert result.score is not None
+    if result.method is Method.THREATS:
+        # A win of at most that many plies: the fastest may be faster, never slower.
+        assert table[result.move] >= result.score > 0
+    else:
+        assert result.score == best == table[result.move]
+
+
+@given(position=family_positions(unfinished=True))
+@settings(max_examples=150)
+def test_eight_empty_cells_or_fewer_are_solved_exactly_up_to_4x4(
+    engine: Engine, position: tuple[Board, Mark]
+) -> None:
+    board, mover = position
+    if len(board.empty_cells()) > EXACT_EMPTY_CELLS:
+        return
+    result = search(board, mover, TIME)
+    assert result.proven
+    assert result.score == engine.evaluate(board, mover).score
+    assert result.move in engine.evaluate(board, mover).best_moves or (
+        engine.move_scores(board, mover)[result.move] == result.score
+    )
+
+
+@pytest.mark.parametrize("rules", [Rules(5, 5, 4), Rules(6, 6, 4), Rules(5, 7, 3, misere=True)])
+@pytest.mark.parametrize("seed", range(4))
+def test_eight_empty_cells_or_fewer_are_solved_exactly_on_bigger_boards(
+    rules: Rules, seed: int
+) -> None:
+    """Against exhaustive play by the independent reference, misère included."""
+    game = game_of(rules)
+    rng = random.Random(seed)
+    while True:
+        position = brute.clustered_position(game, rng, rules.cell_count - EXACT_EMPTY_CELLS)
+        if position is not None:
+            break
+    text, mover = position
+    reference_score, best_moves = game.perfect_play(text, mover)
+    result = search(Board.from_text(text, rules), Mark(mover), TIME)
+    assert (result.proven, result.score) == (True, reference_score)
+    assert result.move in best_moves
+
+
+# --- Misère on big boards: never lose at once when another move does not ---
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_under_misere_no_move_completes_its_own_line_needlessly(seed: int) -> None:
+    rules = [Rules(7, 7, 4, misere=True), Rules(9, 9, 5, misere=True)][seed % 2]
+    game = game_of(rules)
+    position = brute.clustered_position(game, random.Random(seed), 20 + seed)
+    if position is None:
+        return
+    text, mover = position
+    free = brute.empties(text)
+    losing = {cell for cell in free if brute.completes(game, text, cell, mover)}
+    result = search(Board.from_text(text, rules), Mark(mover), TIME, max_nodes=NODES)
+    if len(losing) < len(free):
+        assert result.move not in losing
+
+
+# --- The budget ---
+
+
+class SteppingClock:
+    """A clock that moves on a millisecond each time it is read: time without the machine's."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 0.001
+        return self.now
+
+
+def test_the_search_stops_itself_at_its_deadline_with_a_finished_depth() -> None:
+    board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
+    clock = SteppingClock()
+    result = search(board, Mark.X, 0.25, clock=clock)
+    assert result.method is Method.HEURISTIC
+    assert not result.proven
+    assert result.depth >= 1
+    # The clock is read once per 64 nodes, so the search overruns by at most that much.
+    assert 0.25 <= result.seconds <= 0.25 + 0.003
+    assert result.move in board.empty_cells()
+
+
+def test_the_same_position_and_node_budget_give_the_same_answer() -> None:
+    board = Board.empty(Rules(9, 9, 5)).play(40, Mark.X).play(41, Mark.O).play(31, Mark.X)
+    first = search(board, Mark.O, TIME, max_nodes=2000)
+    second = search(board, Mark.O, TIME, max_nodes=2000)
+    assert (first.move, first.depth, first.nodes, first.evaluation) == (
+        second.move,
+        second.depth,
+        second.nodes,
+        second.evaluation,
+    )
+
+
+def test_a_heuristic_value_is_never_called_proven() -> None:
+    result = search(Board.empty(Rules(15, 15, 5)), Mark.X, TIME, max_nodes=500)
+    assert (result.proven, result.score) == (False, None)
+    assert -1 < result.evaluation < 1
+    assert result.move == 112  # the centre, on an empty board
