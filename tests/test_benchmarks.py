@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from benchmarks import engine_bench, family_bench, family_http, http_bench
+from benchmarks import engine_bench, family_bench, family_http, http_bench, search_bench
 from benchmarks.floor_app import app as floor_app
 from service.game.engine import Engine
 from service.game.rules import Rules
+from service.game.search import Method, search
 
 
 def test_the_baseline_searches_find_best_moves(engine: Engine) -> None:
@@ -94,3 +95,12 @@ def test_the_family_preparation_figures_agree_with_the_anchor() -> None:
     assert member.table_bytes == 3**9
     assert member.result == "draw"
     assert not family_bench.anchored(Rules(4, 4, 4, misere=True))
+
+
+def test_the_search_benchmarks_positions_are_left_to_the_heuristic_search() -> None:
+    """Positions the rules or the threat search decide would measure nothing of the search."""
+    board, mover = search_bench.seeded_position(40)
+    assert len(board.empty_cells()) == 225 - 40
+    assert not board.status().is_over
+    result = search(board, mover, 60, max_nodes=300)
+    assert result.method is Method.HEURISTIC

@@ -1,0 +1,92 @@
+"""`python -m benchmarks.search_bench`: how far the search looks within a budget on 15x15.
+
+Three seeded positions of five in a row on 15x15 from the search's own play, where the
+rules and the threat search prove nothing (so the heuristic search decides): an opening
+(4 marks), a middle game (40 marks) and an endgame (100 marks), each searched with the
+default budget of 250 ms. For each: the depth finished, the nodes, nodes per second, and
+the time used against the budget. Rounds alternate the positions; medians are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+
+from service.game.board import Board, Mark
+from service.game.rules import Rules
+from service.game.search import Method, search
+
+GOMOKU = Rules(15, 15, 5)
+
+
+def seeded_position(marks: int, seed: int = 2026) -> tuple[Board, Mark]:
+    """Return a position of `marks` marks from seeded self-play, where the rules and the
+    threat search prove nothing, so the heuristic search decides: the first from `seed` on.
+
+    Four random moves near the centre, then the search against itself at 300 nodes a move:
+    positions as play reaches them (random marks are tactically lost at once)."""
+    while True:
+        rng = random.Random(seed)
+        board, mover = Board.empty(GOMOKU), Mark.X
+        while GOMOKU.cell_count - len(board.empty_cells()) < marks and not board.status().is_over:
+            if GOMOKU.cell_count - len(board.empty_cells()) < 4:
+                move = rng.choice(
+                    [
+                        c
+                        for c in board.empty_cells()
+                        if abs(c // 15 - 7) <= 2 and abs(c % 15 - 7) <= 2
+                    ]
+                )
+            else:
+                move = search(board, mover, 60, max_nodes=300).move
+            board, mover = board.play(move, mover), mover.opponent
+        if (
+            not board.status().is_over
+            and search(board, mover, 60, max_nodes=300).method is Method.HEURISTIC
+        ):
+            return board, mover
+        seed += 1
+
+
+POSITIONS = {"opening": 4, "middle game": 40, "endgame": 100}
+
+
+def measure(rounds: int = 5, budget_ms: int = 250) -> dict[str, dict[str, float]]:
+    """Search each position `rounds` times; return the medians of what each search did."""
+    positions = {name: seeded_position(marks) for name, marks in POSITIONS.items()}
+    found: dict[str, list[tuple[int, int, float]]] = {name: [] for name in positions}
+    for _ in range(rounds):
+        for name, (board, mover) in positions.items():
+            result = search(board, mover, budget_ms / 1000)
+            found[name].append((result.depth, result.nodes, result.seconds))
+    return {
+        name: {
+            "depth": statistics.median(depth for depth, _, _ in runs),
+            "nodes": statistics.median(nodes for _, nodes, _ in runs),
+            "nodes_per_second": statistics.median(nodes / seconds for _, nodes, seconds in runs),
+            "time_over_budget": statistics.median(seconds for _, _, seconds in runs)
+            / (budget_ms / 1000),
+        }
+        for name, runs in found.items()
+    }
+
+
+def main() -> None:
+    """Measure and print a markdown table."""
+    parser = argparse.ArgumentParser(description="The search's depth and speed on 15x15.")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--budget-ms", type=int, default=250)
+    arguments = parser.parse_args()
+    figures = measure(arguments.rounds, arguments.budget_ms)
+    print("| position | depth | nodes | nodes per second | time / budget |")
+    print("|---|---|---|---|---|")
+    for name, row in figures.items():
+        print(
+            f"| {name} | {row['depth']:.0f} | {row['nodes']:.0f} | "
+            f"{row['nodes_per_second']:,.0f} | {row['time_over_budget']:.3f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
