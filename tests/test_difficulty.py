@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.game.board import Board, GameStatus, Mark
-from service.game.difficulty import HARD_RANDOM_SHARE, Difficulty
+from service.game.difficulty import HARD_RANDOM_SHARE, Difficulty, choose_move
 from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from tests import reference
+from tests import search_reference as brute
+from tests.family_reference import Game, other
 from tests.helpers import board
 from tests.strategies import family_positions
 
@@ -341,3 +343,31 @@ def test_under_normal_rules_medium_takes_a_win_else_blocks_as_it_always_did(
     expected = random.Random(seed).choice(wins or blocks or list(legal))
     move = engine.advise(board, mover, Difficulty.MEDIUM, random.Random(seed)).move
     assert move == expected
+
+
+# --- The same promises on boards beyond the tables, against the independent brute force ---
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_the_levels_keep_their_promises_on_big_boards(seed: int) -> None:
+    rules = [Rules(15, 15, 5), Rules(9, 9, 5), Rules(7, 7, 4, misere=True), Rules(6, 8, 3)][
+        seed % 4
+    ]
+    game = Game(rules.rows, rules.cols, rules.k, rules.misere)
+    position = brute.clustered_position(game, random.Random(seed), 6 + seed % 15)
+    if position is None:
+        return
+    text, mover = position
+    board, player = Board.from_text(text, rules), Mark(mover)
+    own = brute.wins_at_once(game, text, mover)
+    theirs = brute.wins_at_once(game, text, other(mover))
+    assert board.completing(player) == tuple(own)
+    for difficulty in (Difficulty.MEDIUM, Difficulty.EASY):
+        move = choose_move(board, player, -1, difficulty, random.Random(seed))
+        if rules.misere:
+            if len(own) < len(brute.empties(text)):
+                assert move not in own, "a move that loses at once was avoidable"
+        elif difficulty is Difficulty.MEDIUM and own:
+            assert move in own
+        elif difficulty is Difficulty.MEDIUM and theirs:
+            assert move in theirs

@@ -95,6 +95,15 @@ class Board:
         """Return the lines completely held by `mark`."""
         return tuple(line for line in self.rules.lines if all(self.cells[i] is mark for i in line))
 
+    def completing(self, mark: Mark) -> tuple[int, ...]:
+        """Return the empty cells where `mark` would complete a line, ascending."""
+        found = set()
+        for line in self.rules.lines:
+            empty = [i for i in line if self.cells[i] is None]
+            if len(empty) == 1 and all(self.cells[i] in (mark, None) for i in line):
+                found.add(empty[0])
+        return tuple(sorted(found))
+
     def completed_lines(self) -> tuple[Line, ...]:
         """Return every line held completely by one player, in ascending order."""
         return tuple(line for line in self.rules.lines if self._line_owner(line) is not None)

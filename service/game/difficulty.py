@@ -57,31 +57,21 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
     that win at once: none when that can be avoided. Under normal rules that is "take a win,
     else block", and where two threats cannot both be blocked, block one.
     """
-    legal = board.empty_cells()
-    wins = tuple(move for move in legal if board.play(move, player).status().winner is player)
+    if board.rules.misere:
+        # Completing a line loses, so nothing wins at once, for either side: avoid the losses.
+        return moves_not_losing_at_once(board, player)
+    wins = board.completing(player)
     if wins:
         return wins
-    candidates = moves_not_losing_at_once(board, player)
-    replies = {
-        move: _winning_replies(board.play(move, player), player.opponent) for move in candidates
-    }
-    fewest = min(replies.values())
-    return tuple(move for move in candidates if replies[move] == fewest)
+    # A mark of one side never completes the other's line, so a move leaves every threat of
+    # the opponent's but the one it takes: the fewest are left by taking one, if any exist.
+    return board.completing(player.opponent) or board.empty_cells()
 
 
 def moves_not_losing_at_once(board: Board, player: Mark) -> tuple[int, ...]:
     """Return the moves after which the mover has not lost at once, or every move if none."""
     legal = board.empty_cells()
-    safe = tuple(
-        move for move in legal if board.play(move, player).status().winner is not player.opponent
-    )
-    return safe or legal
-
-
-def _winning_replies(board: Board, mover: Mark) -> int:
-    """Count the moves that win at once for `mover` on `board` (none if the game is over)."""
-    if board.status().is_over:
-        return 0
-    return sum(
-        1 for move in board.empty_cells() if board.play(move, mover).status().winner is mover
-    )
+    if not board.rules.misere:
+        return legal  # under normal rules a move ends the game in a win or a draw, or not at all
+    losing = set(board.completing(player))
+    return tuple(move for move in legal if move not in losing) or legal
