@@ -235,7 +235,13 @@ def main() -> int:
     )
     parser.add_argument("check", choices=[*CHECKS, "all"])
     parser.add_argument("--short", action="store_true", help="a few seconds each, as in CI")
+    parser.add_argument(
+        "--tables-dir", type=Path, help="the servers' TABLES_DIR (default: the service's own)"
+    )
     arguments = parser.parse_args()
+    if arguments.tables_dir is not None:
+        # Read by every server this process starts, as any other of their settings.
+        os.environ["TABLES_DIR"] = str(arguments.tables_dir)
     durations = SHORT if arguments.short else LONG
     with tempfile.TemporaryDirectory(prefix="bestmove-reliability-") as scratch:
         workdir = Path(scratch)

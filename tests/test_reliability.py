@@ -23,9 +23,17 @@ def hey() -> str:
 
 
 @pytest.mark.parametrize("check", ["load", "kill-worker", "sigterm"])
-def test_the_service_survives(hey: str, check: str) -> None:
+def test_the_service_survives(hey: str, check: str, tables_dir: Path) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "scripts.reliability", check, "--short"],
+        [
+            sys.executable,
+            "-m",
+            "scripts.reliability",
+            check,
+            "--short",
+            "--tables-dir",
+            str(tables_dir),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
