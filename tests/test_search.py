@@ -236,3 +236,35 @@ def test_a_heuristic_value_is_never_called_proven() -> None:
     assert (result.proven, result.score) == (False, None)
     assert -1 < result.evaluation < 1
     assert result.move == 112  # the centre, on an empty board
+
+
+def patterned_endgame(rules: Rules, seed: int) -> Board:
+    """A full 15x15 board in a pattern with no three in a row, then 8 random cells emptied
+    so that X moves: every empty cell may now make or break a line."""
+    marks = [
+        "X" if (row + 2 * col) % 4 in (0, 1) else "O" for row in range(15) for col in range(15)
+    ]
+    xs = [cell for cell, mark in enumerate(marks) if mark == "X"]
+    os = [cell for cell, mark in enumerate(marks) if mark == "O"]
+    from_x = (len(xs) - len(os) + EXACT_EMPTY_CELLS) // 2
+    rng = random.Random(seed)
+    for cell in rng.sample(xs, from_x) + rng.sample(os, EXACT_EMPTY_CELLS - from_x):
+        marks[cell] = "."
+    return Board.from_text("".join(marks), rules)
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(15, 15, 5), Rules(15, 15, 4), Rules(15, 15, 3, misere=True)]
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_eight_empty_cells_on_15x15_are_solved_exactly_in_few_nodes(
+    rules: Rules, seed: int
+) -> None:
+    """Exact within the default budget: a node bound stands in for the clock (about 10 ms
+    for these 500 nodes here; docs/SEARCH.md)."""
+    board = patterned_endgame(rules, seed)
+    if board.status().is_over:
+        return
+    result = search(board, Mark.X, TIME, max_nodes=5000)
+    assert result.proven
+    assert result.method in (Method.EXACT, Method.RULES, Method.THREATS)
