@@ -108,8 +108,9 @@ class Geometry:
             )
             for cell in range(self.cells)
         ]
-        # A mark in a window worth 8 times one fewer: fuller windows dominate.
-        self.weights = [0] + [8 ** (count - 1) for count in range(1, rules.k + 1)]
+        # A mark in a window worth 8 times one fewer: fuller windows dominate. (One weight
+        # more than marks fit, for the promise of a window a move has just completed.)
+        self.weights = [0] + [8 ** (count - 1) for count in range(1, rules.k + 2)]
         rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
         self.keys = [[rng.getrandbits(64) for _ in range(3)] for _ in range(self.cells)]
         self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2
@@ -134,6 +135,11 @@ class Position:
         self.value = 0
         #: For each player, the windows it fills but for one cell the other has not entered.
         self.fours: list[set[int]] = [set(), set(), set()]
+        #: For each cell, what its windows promise either side: how likely a move there matters.
+        self.promise: list[int] = [
+            sum(geometry.weights[1] * 2 for _ in geometry.windows_of[cell])
+            for cell in range(geometry.cells)
+        ]
         for cell, mark in enumerate(board.cells):
             if mark is not None:
                 self.play(cell, 1 if mark is Mark.X else 2)
@@ -152,9 +158,15 @@ class Position:
         sign = 1 if player == 1 else -1
         k = geometry.rules.k
         fours, other_fours = self.fours[player], self.fours[other]
+        promise, windows = self.promise, geometry.windows
         for window in geometry.windows_of[cell]:
             counts = self.counts[window]
             mine, theirs = counts[player], counts[other]
+            before = _promise_of(weights, mine, theirs)
+            after = _promise_of(weights, mine + 1, theirs)
+            if after != before:
+                for member in windows[window]:
+                    promise[member] += after - before
             if theirs == 0:
                 self.value += sign * (weights[mine + 1] - weights[mine])
                 if mine == k - 2:
@@ -188,10 +200,16 @@ class Position:
         sign = 1 if player == 1 else -1
         k = geometry.rules.k
         fours, other_fours = self.fours[player], self.fours[other]
+        promise, windows = self.promise, geometry.windows
         for window in geometry.windows_of[cell]:
             counts = self.counts[window]
             counts[player] -= 1
             mine, theirs = counts[player], counts[other]
+            before = _promise_of(weights, mine, theirs)
+            after = _promise_of(weights, mine + 1, theirs)
+            if after != before:
+                for member in windows[window]:
+                    promise[member] -= after - before
             if theirs == 0:
                 self.value -= sign * (weights[mine + 1] - weights[mine])
                 if mine == k - 2:
@@ -221,6 +239,11 @@ class Position:
     def empty_cells(self) -> list[int]:
         """Return every empty cell, ascending."""
         return sorted(self.free)
+
+
+def _promise_of(weights: list[int], mine: int, theirs: int) -> int:
+    """Return what a window with these marks promises a move in it, for either side."""
+    return (weights[mine + 1] if theirs == 0 else 0) + (weights[theirs + 1] if mine == 0 else 0)
 
 
 class Search:
@@ -433,15 +456,7 @@ class Search:
 
     def _promise(self, cell: int) -> int:
         """Return how much a cell's windows hold, for either side: a move's likely worth."""
-        weights = self.position.geometry.weights
-        total = 0
-        for window in self.position.geometry.windows_of[cell]:
-            counts = self.position.counts[window]
-            if counts[2] == 0:
-                total += weights[counts[1] + 1]
-            if counts[1] == 0:
-                total += weights[counts[2] + 1]
-        return total
+        return self.position.promise[cell]
 
     def _heuristic(self, player_who_moved: int) -> int:
         """Return the heuristic value for the player who just moved, capped below the ends."""
