@@ -25,6 +25,7 @@ max_score - p, a loss after p plies p - max_score, a draw 0.
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import random
 import time
@@ -116,6 +117,12 @@ class Geometry:
         self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2
 
 
+@functools.cache
+def geometry_of(rules: Rules) -> Geometry:
+    """Return a game's geometry, made once per process: it never changes, and costs ms."""
+    return Geometry(rules)
+
+
 class Position:
     """A board under search, changed in place by `play` and `undo`, with running counts.
 
@@ -133,8 +140,10 @@ class Position:
         self.hash = 0
         #: The heuristic value from X's side: fuller open windows of X's, less O's.
         self.value = 0
-        #: For each player, the windows it fills but for one cell the other has not entered.
-        self.fours: list[set[int]] = [set(), set(), set()]
+        #: For each player, the windows it fills but for one cell the other has not entered
+        #: (on the empty board, none; every window when a line is one cell long).
+        every = set(range(len(geometry.windows))) if geometry.rules.k == 1 else set()
+        self.fours: list[set[int]] = [set(), set(every), set(every)]
         #: For each cell, what its windows promise either side: how likely a move there matters.
         self.promise: list[int] = [
             sum(geometry.weights[1] * 2 for _ in geometry.windows_of[cell])
@@ -143,91 +152,63 @@ class Position:
         for cell, mark in enumerate(board.cells):
             if mark is not None:
                 self.play(cell, 1 if mark is Mark.X else 2)
-        k = geometry.rules.k
-        for index, counts in enumerate(self.counts):
-            for player in (1, 2):
-                if counts[player] == k - 1 and counts[3 - player] == 0:
-                    self.fours[player].add(index)
 
     def play(self, cell: int, player: int) -> bool:
         """Put `player`'s mark on `cell`; return whether it completes a line."""
-        geometry = self.geometry
-        weights = geometry.weights
-        other = 3 - player
-        completed = False
-        sign = 1 if player == 1 else -1
-        k = geometry.rules.k
-        fours, other_fours = self.fours[player], self.fours[other]
-        promise, windows = self.promise, geometry.windows
-        for window in geometry.windows_of[cell]:
-            counts = self.counts[window]
-            mine, theirs = counts[player], counts[other]
-            before = _promise_of(weights, mine, theirs)
-            after = _promise_of(weights, mine + 1, theirs)
-            if after != before:
-                for member in windows[window]:
-                    promise[member] += after - before
-            if theirs == 0:
-                self.value += sign * (weights[mine + 1] - weights[mine])
-                if mine == k - 2:
-                    fours.add(window)
-                elif mine == k - 1:
-                    fours.discard(window)
-            elif mine == 0:
-                # The window was the other side's; now nobody's.
-                self.value += sign * weights[theirs]
-                if theirs == k - 1:
-                    other_fours.discard(window)
-            if mine == 0 and theirs == k - 1 and k == 1:
-                other_fours.discard(window)
-            counts[player] = mine + 1
-            if mine + 1 == k:
-                completed = True
+        completed = self._recount(cell, player, 1)
         self.cells[cell] = player
         self.free.discard(cell)
         self.empty -= 1
-        self.hash ^= geometry.keys[cell][player]
-        for neighbour in geometry.near[cell]:
+        self.hash ^= self.geometry.keys[cell][player]
+        for neighbour in self.geometry.near[cell]:
             self.near_marks[neighbour] += 1
         return completed
 
     def undo(self, cell: int) -> None:
         """Take the mark off `cell`, as it was before `play`."""
-        geometry = self.geometry
-        weights = geometry.weights
         player = self.cells[cell]
-        other = 3 - player
-        sign = 1 if player == 1 else -1
-        k = geometry.rules.k
-        fours, other_fours = self.fours[player], self.fours[other]
-        promise, windows = self.promise, geometry.windows
-        for window in geometry.windows_of[cell]:
-            counts = self.counts[window]
-            counts[player] -= 1
-            mine, theirs = counts[player], counts[other]
-            before = _promise_of(weights, mine, theirs)
-            after = _promise_of(weights, mine + 1, theirs)
-            if after != before:
-                for member in windows[window]:
-                    promise[member] -= after - before
-            if theirs == 0:
-                self.value -= sign * (weights[mine + 1] - weights[mine])
-                if mine == k - 2:
-                    fours.discard(window)
-                elif mine == k - 1:
-                    fours.add(window)
-            elif mine == 0:
-                self.value -= sign * weights[theirs]
-                if theirs == k - 1:
-                    other_fours.add(window)
-            if mine == 0 and theirs == k - 1 and k == 1:
-                other_fours.add(window)
+        self._recount(cell, player, -1)
         self.cells[cell] = 0
         self.free.add(cell)
         self.empty += 1
-        self.hash ^= geometry.keys[cell][player]
-        for neighbour in geometry.near[cell]:
+        self.hash ^= self.geometry.keys[cell][player]
+        for neighbour in self.geometry.near[cell]:
             self.near_marks[neighbour] -= 1
+
+    def _recount(self, cell: int, player: int, step: int) -> bool:
+        """Add `step` marks of `player` to every window of `cell`, and all that follows from
+        the counts: the value, the promises, the fours. Return whether a window is full."""
+        geometry = self.geometry
+        weights, windows, k = geometry.weights, geometry.windows, geometry.rules.k
+        other = 3 - player
+        sign = 1 if player == 1 else -1
+        mine_fours, their_fours = self.fours[player], self.fours[other]
+        completed = False
+        for window in geometry.windows_of[cell]:
+            counts = self.counts[window]
+            before, theirs = counts[player], counts[other]
+            after = before + step
+            counts[player] = after
+            completed = completed or after == k
+            self.value += sign * (
+                _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
+            )
+            change = _promise_of(weights, after, theirs) - _promise_of(weights, before, theirs)
+            if change:
+                for member in windows[window]:
+                    self.promise[member] += change
+            # A four is k - 1 marks of one side in a window the other has not entered.
+            if theirs == 0:
+                if after == k - 1:
+                    mine_fours.add(window)
+                elif before == k - 1:
+                    mine_fours.discard(window)
+            if theirs == k - 1:
+                if after == 0:
+                    their_fours.add(window)
+                elif before == 0:
+                    their_fours.discard(window)
+        return completed
 
     def completing(self, player: int) -> list[int]:
         """Return the empty cells where `player` would complete a line, ascending."""
@@ -239,6 +220,13 @@ class Position:
     def empty_cells(self) -> list[int]:
         """Return every empty cell, ascending."""
         return sorted(self.free)
+
+
+def _value_of(weights: list[int], mine: int, theirs: int) -> int:
+    """Return what a window is worth to one side: its marks if the other side has none."""
+    if theirs == 0:
+        return weights[mine]
+    return -weights[theirs] if mine == 0 else 0
 
 
 def _promise_of(weights: list[int], mine: int, theirs: int) -> int:
@@ -258,13 +246,14 @@ class Search:
         clock: Clock = time.perf_counter,
         max_nodes: int | None = None,
     ) -> None:
-        self.rules = board.rules
-        self.misere = board.rules.misere
-        self.position = Position(Geometry(board.rules), board)
-        self.mover = 1 if mover is Mark.X else 2
+        # The clock starts first: setting the position up is part of the time the budget holds.
         self.clock = clock
         self.started = clock()
         self.deadline = self.started + seconds
+        self.rules = board.rules
+        self.misere = board.rules.misere
+        self.position = Position(geometry_of(board.rules), board)
+        self.mover = 1 if mover is Mark.X else 2
         self.max_nodes = max_nodes
         self.nodes = 0
         self.table: dict[int, tuple[int, int, int, int]] = {}

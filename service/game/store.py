@@ -102,10 +102,13 @@ class TableStore:
         try:
             return self.prepare(rules)
         except OSError as error:
-            raise OSError(
-                f"the table of {rules.describe()} is not in {self.directory}, and it "
-                f"cannot be prepared there: {error}"
-            ) from error
+            raise self._cannot_prepare(rules, error) from error
+
+    def _cannot_prepare(self, rules: Rules, error: OSError) -> OSError:
+        return OSError(
+            f"the table of {rules.describe()} is not in {self.directory}, and it "
+            f"cannot be prepared there: {error}"
+        )
 
     @contextlib.contextmanager
     def _locked(self, first_missing: Rules) -> Iterator[None]:
@@ -113,10 +116,7 @@ class TableStore:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle = (self.directory / ".lock").open("a")
         except OSError as error:
-            raise OSError(
-                f"the table of {first_missing.describe()} is not in {self.directory}, and it "
-                f"cannot be prepared there: {error}"
-            ) from error
+            raise self._cannot_prepare(first_missing, error) from error
         with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
