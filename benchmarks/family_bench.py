@@ -65,7 +65,7 @@ def measure_member(rules: Rules) -> MemberFigures:
     table = solve(rules)
     solve_seconds = time.perf_counter() - started
     positions = int(np.count_nonzero(table != UNREACHABLE))
-    empty_score = Engine({rules: table}).evaluate(Board.empty(rules), Mark.X).score
+    empty_score = max(Engine({rules: table}).move_scores(Board.empty(rules), Mark.X).values())
     anchor_seconds = anchor_bytes = None
     if anchored(rules):
         game = Game(rules.rows, rules.cols, rules.k, rules.misere)

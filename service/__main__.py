@@ -7,6 +7,7 @@ import functools
 import os
 import sys
 
+from service.ops.admission import SlotsDirectory
 from service.ops.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
 from service.ops.settings import Settings, SettingsError
 from service.ops.tables import open_tables
@@ -29,9 +30,17 @@ def main() -> None:
     # variable prepare_metrics_dir has just set.
     from service.ops.wsgi import create_service  # noqa: PLC0415
 
-    settings = dataclasses.replace(settings, metrics_dir=metrics_dir.path)
+    slots_dir = SlotsDirectory.make()
+    settings = dataclasses.replace(
+        settings, metrics_dir=metrics_dir.path, search_slots_dir=slots_dir.path
+    )
+
+    def on_exit(_server: object) -> None:
+        metrics_dir.remove_if_temporary()
+        slots_dir.remove()
+
     # gunicorn calls it in the master as the server stops, after the workers have exited.
-    server_settings["on_exit"] = lambda _server: metrics_dir.remove_if_temporary()
+    server_settings["on_exit"] = on_exit
     ProductionServer(functools.partial(create_service, settings), server_settings).run()
 
 

@@ -64,7 +64,7 @@ def test_every_move_of_every_position_is_ranked_exactly(engine: Engine) -> None:
             for move, (result, plies) in reference.move_results(text, mover).items()
         }
         scores = {ranked.move: ranked.score for ranked in analysis.moves}
-        order = [(-ranked.score, ranked.move) for ranked in analysis.moves]
+        order = [(-expected[ranked.move], ranked.move) for ranked in analysis.moves]
         if scores != expected or order != sorted(order):
             problems.append((text, mover))
         assert analysis.evaluation is not None

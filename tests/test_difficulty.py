@@ -24,6 +24,11 @@ from tests.strategies import family_positions
 Policy = Callable[[Board, Mark], int]
 
 
+def never_asked() -> int:
+    """The best move, for levels that must not look for it: asking fails the test."""
+    raise AssertionError("this level must not ask for the best move")
+
+
 @pytest.mark.parametrize("perfect_side", list(Mark))
 @pytest.mark.parametrize("first", list(Mark))
 def test_perfect_never_loses_to_any_opponent(
@@ -363,7 +368,7 @@ def test_the_levels_keep_their_promises_on_big_boards(seed: int) -> None:
     theirs = brute.wins_at_once(game, text, other(mover))
     assert board.completing(player) == tuple(own)
     for difficulty in (Difficulty.MEDIUM, Difficulty.EASY):
-        move = choose_move(board, player, -1, difficulty, random.Random(seed))
+        move = choose_move(board, player, never_asked, difficulty, random.Random(seed))
         if rules.misere:
             if len(own) < len(brute.empties(text)):
                 assert move not in own, "a move that loses at once was avoidable"

@@ -221,7 +221,7 @@ def test_4x4_four_in_a_row_reaches_the_known_number_of_boards_and_is_a_draw() ->
 def test_4x4_three_in_a_row_is_a_first_player_win() -> None:
     rules = Rules(4, 4, 3)
     engine = Engine({rules: solve(rules)})
-    assert engine.evaluate(Board.empty(rules), Mark.X).score > 0
+    assert max(engine.move_scores(Board.empty(rules), Mark.X).values()) > 0
 
 
 def _full_board_draws(rules: Rules, table: npt.NDArray[np.int8]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -80,33 +81,33 @@ def test_an_oversized_body_gets_its_413_over_a_real_socket(server: RunningServer
 
 
 def test_an_oversized_chunked_body_gets_its_413(server: RunningServer) -> None:
-    connection = server.connection()
     chunks = (b" " * 65536 for _ in range(32))
-    connection.request(
-        "POST",
-        "/v1/move",
-        body=chunks,
-        headers={"Content-Type": "application/json"},
-        encode_chunked=True,
-    )
-    response = connection.getresponse()
-    assert response.status == 413
-    assert json.loads(response.read())["code"] == "body_too_large"
+    with contextlib.closing(server.connection()) as connection:
+        connection.request(
+            "POST",
+            "/v1/move",
+            body=chunks,
+            headers={"Content-Type": "application/json"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        assert response.status == 413
+        assert json.loads(response.read())["code"] == "body_too_large"
 
 
 def test_a_chunked_body_at_the_limit_is_read(server: RunningServer) -> None:
     body = b'{"board": "X........"}'.ljust(1024 * 1024)
-    connection = server.connection()
-    connection.request(
-        "POST",
-        "/v1/move",
-        body=(body[start : start + 65536] for start in range(0, len(body), 65536)),
-        headers={"Content-Type": "application/json"},
-        encode_chunked=True,
-    )
-    response = connection.getresponse()
-    assert response.status == 200
-    assert json.loads(response.read())["move"] == 4
+    with contextlib.closing(server.connection()) as connection:
+        connection.request(
+            "POST",
+            "/v1/move",
+            body=(body[start : start + 65536] for start in range(0, len(body), 65536)),
+            headers={"Content-Type": "application/json"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        assert response.status == 200
+        assert json.loads(response.read())["move"] == 4
 
 
 def test_sigterm_stops_the_server_cleanly(serve: ServerStarter) -> None:
@@ -196,8 +197,8 @@ def test_the_documented_defaults() -> None:
             "loglevel",
         )
     } == {
-        "worker_class": "sync",
-        "threads": 1,
+        "worker_class": "gthread",
+        "threads": 4,
         "timeout": 30,
         "graceful_timeout": 20,
         "keepalive": 5,

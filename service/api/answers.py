@@ -1,24 +1,36 @@
-"""Answers as JSON bytes; those that can never change, kept in a cache bounded in bytes."""
+"""Answers as JSON bytes; those that can never change, kept in a cache bounded in bytes.
+
+Games up to 4x4 are answered from their tables. Any other is searched, within the
+request's budget and a search slot (`Searching`); its answers depend on the time the search
+had, so they are never cached.
+"""
 
 from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from cachetools import LRUCache
+from pydantic import ValidationError
 
+from service.api.problems import Problem, illegal_position, invalid_request, invalid_rules
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
+from service.api.searching import Asked, Busy, HeldSlot, Searching
 from service.game.board import Board, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine, Outcome
+from service.game.legality import IllegalPosition
+from service.game.rules import InvalidRules
 
 #: What an entry costs beyond its body: the key (a board and its cells), the cache's own
 #: bookkeeping (three dictionaries and an order) and the bytes object's header: about 1,500
 #: bytes measured with tracemalloc for a 4x4 board (python -m benchmarks.memory).
 ENTRY_OVERHEAD_BYTES = 1600
 
-#: Told the mover's outcome of every move answered (None: the game was already over).
+#: Told the mover's outcome of every move answered (None: the game was already over, or the
+#: outcome is not known).
 AnswerListener = Callable[[Outcome | None], None]
 
 #: A cached answer: its JSON, and the mover's outcome for the listener (None for analyses).
@@ -38,9 +50,11 @@ class Answers:
         engine: Engine,
         on_answer: AnswerListener | None,
         cache_bytes: int,
+        searching: Searching | None = None,
     ) -> None:
         self._engine = engine
         self._on_answer = on_answer
+        self._searching = searching if searching is not None else Searching.with_defaults()
         self._cache: LRUCache[Hashable, Cached] = LRUCache(
             maxsize=cache_bytes, getsizeof=entry_size
         )
@@ -52,30 +66,111 @@ class Answers:
         """Return how many bytes the cached answers count for now."""
         return int(self._cache.currsize)
 
-    def analysis(self, request: MoveRequest) -> bytes:
-        """Return the JSON analysis of a request's board: it depends on board and player only."""
-        board = request.position()
-        return self._remembered(
-            ("analysis", board, request.player),
-            lambda: (self._serialize_analysis(board, request.player), None),
-        )[0]
+    def fixed(self, request: MoveRequest) -> bool:
+        """Return whether a request's answer never changes: perfect play or a seed, from a
+        table (a search's answer depends on the time it had)."""
+        return request.deterministic and self._engine.holds(request.position().rules)
 
-    def _serialize_analysis(self, board: Board, player: Mark | None) -> bytes:
-        ranked = self._engine.analyse(board, player)
-        return AnalysisResponse.from_analysis(ranked).model_dump_json().encode()
+    def analysis(self, request: MoveRequest) -> bytes:
+        """Return the JSON analysis of a request's board: it depends on board and player only
+        (and, beyond the tables, on the search's budget)."""
+        board = request.position()
+        budget_ms = self._searching.budget_ms(request.budget_ms)
+        if self._engine.holds(board.rules):
+            return self._remembered(
+                ("analysis", board, request.player),
+                lambda: (self._serialize_analysis(board, request.player, budget_ms), None),
+            )[0]
+        with HeldSlot(self._searching, Asked.ANALYSIS) as held:
+            self._take_slot_if_searching(held, board, request.player, searching=True)
+            return self._serialize_analysis(board, request.player, budget_ms)
+
+    def _serialize_analysis(self, board: Board, player: Mark | None, budget_ms: int) -> bytes:
+        ranked = self._engine.analyse(board, player, budget_seconds=budget_ms / 1000)
+        if ranked.search is not None:
+            found = ranked.search
+            self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)
+        response = AnalysisResponse.from_analysis(ranked, budget_ms)
+        return response.to_json(searched_game=ranked.searched_game)
 
     def move(self, request: MoveRequest) -> bytes:
         """Return the JSON answer to a move request, and tell the listener its outcome."""
+        with HeldSlot(self._searching, Asked.MOVE) as held:
+            body, outcome = self._move(request, held)
+        self._told(outcome)
+        return body
+
+    def moves(self, items: Sequence[Any]) -> bytes:
+        """Return the JSON answers to a batch, in order, a bad item's problem in its slot.
+
+        The budgets of the items that search add up to at most the maximum budget; an item
+        beyond it gets the `batch_budget_exceeded` problem. The searches take one slot, held
+        for the rest of the batch; without a free slot the whole batch is refused (Busy).
+        """
+        results: list[bytes] = []
+        with HeldSlot(self._searching, Asked.BATCH) as held:
+            budgets = BatchBudget(self._searching.max_budget_ms)
+            for index, item in enumerate(items):
+                try:
+                    request = MoveRequest.model_validate(item)
+                    body, outcome = self._move(request, held, budgets, index)
+                except Busy:
+                    raise
+                except ValidationError as error:
+                    body, outcome = invalid_request(error).to_json(), None
+                except IllegalPosition as error:
+                    body, outcome = illegal_position(error).to_json(), None
+                except InvalidRules as error:
+                    body, outcome = invalid_rules(error).to_json(), None
+                except Problem as problem:
+                    body, outcome = problem.to_json(), None
+                else:
+                    self._told(outcome)
+                results.append(body)
+        return b'{"results":[' + b",".join(results) + b"]}"
+
+    def _move(
+        self,
+        request: MoveRequest,
+        held: HeldSlot,
+        batch: BatchBudget | None = None,
+        index: int = 0,
+    ) -> Cached:
         board = request.position()
-        if request.difficulty is Difficulty.PERFECT:
-            body, outcome = self._remembered(
-                ("move", board, request.player), lambda: self._serialize(board, request.player)
+        budget_ms = self._searching.budget_ms(request.budget_ms)
+        if self._engine.holds(board.rules):
+            if request.difficulty is Difficulty.PERFECT:
+                return self._remembered(
+                    ("move", board, request.player),
+                    lambda: self._serialize(board, request.player, budget_ms),
+                )
+            return self._serialize(
+                board, request.player, budget_ms, request.difficulty, request.seed
             )
-        else:
-            body, outcome = self._serialize(board, request.player, request.difficulty, request.seed)
+        searching = (
+            self._engine.may_search(board, request.difficulty) and not board.status().is_over
+        )
+        if searching and batch is not None:
+            self._engine.legal_side_to_move(board, request.player)
+            batch.spend(budget_ms, index)
+        self._take_slot_if_searching(held, board, request.player, searching=searching)
+        return self._serialize(board, request.player, budget_ms, request.difficulty, request.seed)
+
+    def _take_slot_if_searching(
+        self, held: HeldSlot, board: Board, player: Mark | None, *, searching: bool
+    ) -> None:
+        """Hold a search slot if answering searches; raise Busy if none is free.
+
+        A board no game reaches is refused first, without a slot: that answer needs no search.
+        """
+        if not searching or board.status().is_over:
+            return  # a finished game has no move to search for
+        self._engine.legal_side_to_move(board, player)
+        held.take()
+
+    def _told(self, outcome: Outcome | None) -> None:
         if self._on_answer is not None:
             self._on_answer(outcome)
-        return body
 
     def _remembered(self, key: Hashable, make: Callable[[], Cached]) -> Cached:
         with self._lock:
@@ -93,10 +188,42 @@ class Answers:
         self,
         board: Board,
         player: Mark | None,
+        budget_ms: int,
         difficulty: Difficulty = Difficulty.PERFECT,
         seed: int | None = None,
     ) -> Cached:
         rng = random.Random(seed) if seed is not None else None  # noqa: S311 -- a game move
-        advice = self._engine.advise(board, player, difficulty, rng)
-        body = MoveResponse.from_advice(advice).model_dump_json().encode()
+        advice = self._engine.advise(
+            board, player, difficulty, rng, budget_seconds=budget_ms / 1000
+        )
+        if advice.search is not None:
+            found = advice.search
+            self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)
+        body = MoveResponse.from_advice(advice, budget_ms).to_json(
+            searched_game=advice.searched_game
+        )
         return body, advice.chosen.outcome if advice.chosen else None
+
+
+class BatchBudget:
+    """What a batch's searches may take together: at most the maximum budget of one search."""
+
+    def __init__(self, total_ms: int) -> None:
+        self._total_ms = total_ms
+        self._spent_ms = 0
+
+    def spend(self, budget_ms: int, index: int) -> None:
+        """Count an item's budget; raise the `batch_budget_exceeded` problem if it would not fit."""
+        if self._spent_ms + budget_ms > self._total_ms:
+            detail = (
+                f"this item's search would take the batch's searches to "
+                f"{self._spent_ms + budget_ms} ms, over the {self._total_ms} ms a batch may "
+                "search for: send it in another batch"
+            )
+            raise Problem(
+                422,
+                "batch_budget_exceeded",
+                detail,
+                errors=[{"loc": ["requests", index, "budget_ms"], "msg": detail}],
+            )
+        self._spent_ms += budget_ms

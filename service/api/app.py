@@ -11,6 +11,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from service.api.answers import AnswerListener, Answers
 from service.api.errors import as_problem, errors
 from service.api.lifecycle import Lifecycle
+from service.api.searching import Searching, SearchListener, SearchSlots, ThreadSlots
 from service.api.services import EXTENSION_KEY, Services
 from service.api.settings import AppSettings
 from service.api.views import api
@@ -26,11 +27,16 @@ def create_app(
     *,
     engine: Engine | None = None,
     on_answer: AnswerListener | None = None,
+    on_search: SearchListener | None = None,
+    search_slots: SearchSlots | None = None,
 ) -> Flask:
-    """Create the bestmove API; `on_answer` hears every move's outcome.
+    """Create the bestmove API; `on_answer` hears every move's outcome, `on_search` every
+    search made or refused.
 
-    Without `engine`, every game of the family is solved in memory here, before the app
-    exists (about 15 s); a server opens them from disk instead (service.ops).
+    Without `engine`, every game up to 4x4 is solved in memory here, before the app exists
+    (about 15 s); a server opens them from disk instead (service.ops). Without
+    `search_slots`, the settings' number of searches may run at once in this process; a
+    server shares slots between its worker processes instead.
     """
     settings = settings if settings is not None else AppSettings()
     app = Flask(__name__)
@@ -38,7 +44,17 @@ def create_app(
     engine = engine if engine is not None else Engine.build(FAMILY)
     app.extensions[EXTENSION_KEY] = Services(
         engine=engine,
-        answers=Answers(engine, on_answer, settings.answer_cache_bytes),
+        answers=Answers(
+            engine,
+            on_answer,
+            settings.answer_cache_bytes,
+            Searching(
+                settings.default_budget_ms,
+                settings.max_budget_ms,
+                search_slots if search_slots is not None else ThreadSlots(settings.search_slots),
+                on_search,
+            ),
+        ),
         openapi_document=files("service.api").joinpath("openapi.yaml").read_bytes(),
         lifecycle=Lifecycle(),
     )

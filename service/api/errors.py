@@ -37,6 +37,7 @@ def problem_response(problem: Problem, headers: Mapping[str, str] | None = None)
     """Render a problem as an application/problem+json response that nobody caches."""
     response = Response(problem.to_json(), status=problem.status, mimetype=PROBLEM_MEDIA_TYPE)
     response.headers.update(PROBLEM_HEADERS)
+    response.headers.update(problem.headers)
     response.headers.update(headers or {})
     return response
 

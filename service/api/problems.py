@@ -80,12 +80,15 @@ class Problem(Exception):
         detail: str,
         *,
         errors: Sequence[Mapping[str, Any]] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
         self.errors = errors
+        #: Headers the answer needs beyond the envelope's (Retry-After on a 503, say).
+        self.headers = dict(headers or {})
 
     def as_dict(self) -> dict[str, Any]:
         """Return the problem details as a JSON-ready object."""

@@ -16,17 +16,20 @@ from pydantic import (
     ValidatorFunctionWrapHandler,
     WrapValidator,
 )
+from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError
 
+from service.api.settings import DEFAULT_BUDGET_MS
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
-from service.game.rules import TABLE_MAX_SIDE, rules_for
+from service.game.rules import MAX_SIDE, rules_for
+from service.game.search import Method, SearchAnalysis, SearchResult
 
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
 EMPTY_CELLS = frozenset({"", " ", "_", "-", "."})
-MAX_CELLS = TABLE_MAX_SIDE * TABLE_MAX_SIDE
+MAX_CELLS = MAX_SIDE * MAX_SIDE
 CELL_HELP = (
     "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
 )
@@ -66,29 +69,27 @@ def _flatten_board(value: Any) -> Any:
         if not 1 <= len(value) <= MAX_CELLS:
             raise PydanticCustomError(
                 "board_length",
-                "a board string has 1 to 16 characters, one a cell, not {length}",
-                {"length": len(value)},
+                "a board string has 1 to {maximum} characters, one a cell, not {length}",
+                {"maximum": MAX_CELLS, "length": len(value)},
             )
         return list(enumerate(value))
     if isinstance(value, list):
         if _rows_of(value) is not None:
             widths = {len(row) if isinstance(row, list) else -1 for row in value}
-            if (
-                len(value) > TABLE_MAX_SIDE
-                or len(widths) != 1
-                or not 1 <= min(widths) <= TABLE_MAX_SIDE
-            ):
+            if len(value) > MAX_SIDE or len(widths) != 1 or not 1 <= min(widths) <= MAX_SIDE:
                 raise PydanticCustomError(
                     "board_rows",
-                    "a board of rows has 1 to 4 rows, each a list of the same 1 to 4 cells",
+                    "a board of rows has 1 to {maximum} rows, each a list of the same 1 to "
+                    "{maximum} cells",
+                    {"maximum": MAX_SIDE},
                 )
             return list(enumerate(cell for row in value for cell in row))
         if not 1 <= len(value) <= MAX_CELLS:
             raise PydanticCustomError(
                 "board_length",
-                "a board is a list of 1 to 16 cells or of 1 to 4 rows of cells, "
+                "a board is a list of 1 to {cells} cells or of 1 to {sides} rows of cells, "
                 "not a list of {length}",
-                {"length": len(value)},
+                {"cells": MAX_CELLS, "sides": MAX_SIDE, "length": len(value)},
             )
         return list(enumerate(value))
     raise PydanticCustomError(
@@ -163,6 +164,17 @@ else:
     BoardCells = Annotated[Cells, BeforeValidator(_flatten_board), WrapValidator(_keep_the_rows)]
 
 
+def _parse_budget(value: Any) -> int | None:
+    # The range is the operator's to set, so it is checked where the settings are known.
+    if value is None or type(value) is int:
+        return value
+    raise PydanticCustomError(
+        "budget_ms",
+        "budget_ms is a whole number of milliseconds, or null, not {value}",
+        {"value": _describe(value)},
+    )
+
+
 def _strict_int(value: Any) -> int | None:
     if value is None or type(value) is int:
         return value
@@ -204,6 +216,8 @@ class MoveRequest(BaseModel):
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
     difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
     seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
+    #: How long a search may take, for a game beyond the tables; None: the default.
+    budget_ms: Annotated[int | None, PlainValidator(_parse_budget)] = None
 
     def position(self) -> Board:
         """Return the board under the rules named, or implied by its shape.
@@ -246,9 +260,10 @@ class MoveRequest(BaseModel):
                 ],
             )
         fields: dict[str, Any] = {name: values[0] for name, values in query.items()}
-        seed = fields.get("seed")
-        if isinstance(seed, str) and seed.isascii() and seed.isdigit():
-            fields["seed"] = int(seed)
+        for name in WHOLE_NUMBER_PARAMETERS:
+            text = fields.get(name)
+            if isinstance(text, str) and WHOLE_NUMBER.fullmatch(text):
+                fields[name] = int(text)
         rules = {name: fields.pop(name) for name in RULES_PARAMETERS if name in fields}
         if rules:
             fields["rules"] = {name: _from_query_text(name, text) for name, text in rules.items()}
@@ -257,6 +272,8 @@ class MoveRequest(BaseModel):
 
 #: The query parameters of GET /v1/move that name the rules.
 RULES_PARAMETERS = ("rows", "cols", "k", "misere")
+#: The other query parameters read as whole numbers when they are written as one.
+WHOLE_NUMBER_PARAMETERS = ("seed", "budget_ms")
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,20}")
 BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
 
@@ -280,6 +297,43 @@ class RulesResponse(BaseModel):
     misere: bool
 
 
+class SearchResponse(BaseModel):
+    """What the search did for an answer beyond the tables, and how sure it is."""
+
+    method: Method
+    proven: bool
+    evaluation: float
+    depth: int
+    nodes: int
+    time_ms: float
+    budget_ms: int
+
+    @classmethod
+    def from_search(
+        cls,
+        found: SearchResult | SearchAnalysis,
+        *,
+        proven: bool,
+        evaluation: float,
+        budget_ms: int,
+    ) -> SearchResponse:
+        """Serialize what a search reports."""
+        return cls(
+            method=found.method,
+            proven=proven,
+            evaluation=evaluation,
+            depth=found.depth,
+            nodes=found.nodes,
+            time_ms=round(found.seconds * 1000, 1),
+            budget_ms=budget_ms,
+        )
+
+
+#: Left out of every answer from a table, so that those stay as they always were.
+NOT_IN_TABLE_ANSWERS: IncEx = {"search"}
+NOT_IN_TABLE_ANALYSES: dict[str, Any] = {"search": True, "moves": {"__all__": {"evaluation"}}}
+
+
 class MoveResponse(BaseModel):
     """The chosen move and the position after it."""
 
@@ -289,7 +343,7 @@ class MoveResponse(BaseModel):
     player: Mark
     score: int | None
     outcome: Outcome | None
-    plies_to_end: int
+    plies_to_end: int | None
     best_moves: tuple[int, ...]
     board: tuple[str, ...]
     status: GameStatus
@@ -299,11 +353,13 @@ class MoveResponse(BaseModel):
     difficulty: Difficulty
     optimal: bool | None
     rules: RulesResponse
+    #: Only beyond the tables: null when the level chose without searching.
+    search: SearchResponse | None = None
 
     @classmethod
-    def from_advice(cls, advice: MoveAdvice) -> MoveResponse:
-        """Serialize the engine's advice."""
-        chosen, evaluation = advice.chosen, advice.evaluation
+    def from_advice(cls, advice: MoveAdvice, budget_ms: int = DEFAULT_BUDGET_MS) -> MoveResponse:
+        """Serialize the engine's advice; `budget_ms` is what a search was given."""
+        chosen, evaluation, found = advice.chosen, advice.evaluation, advice.search
         row, col = (chosen.row, chosen.col) if chosen else (None, None)
         return cls(
             move=advice.move,
@@ -322,7 +378,18 @@ class MoveResponse(BaseModel):
             difficulty=advice.difficulty,
             optimal=advice.optimal,
             rules=RulesResponse.model_validate(advice.board.rules),
+            search=SearchResponse.from_search(
+                found, proven=found.proven, evaluation=found.evaluation, budget_ms=budget_ms
+            )
+            if found
+            else None,
         )
+
+    def to_json(self, *, searched_game: bool) -> bytes:
+        """Return the answer as JSON: `search` only for a game beyond the tables."""
+        return self.model_dump_json(
+            exclude=None if searched_game else NOT_IN_TABLE_ANSWERS
+        ).encode()
 
 
 class RankedMoveResponse(BaseModel):
@@ -334,10 +401,12 @@ class RankedMoveResponse(BaseModel):
     move: int
     row: int
     col: int
-    score: int
-    outcome: Outcome
-    plies_to_end: int
+    score: int | None
+    outcome: Outcome | None
+    plies_to_end: int | None
     line: tuple[int, ...]
+    #: Only beyond the tables: the search's estimate for this move, from -1 to 1.
+    evaluation: float | None = None
 
     @classmethod
     def from_ranked(cls, ranked: RankedMove) -> RankedMoveResponse:
@@ -352,14 +421,19 @@ class AnalysisResponse(BaseModel):
     status: GameStatus
     score: int | None
     outcome: Outcome | None
-    plies_to_end: int
+    plies_to_end: int | None
     moves: tuple[RankedMoveResponse, ...]
     rules: RulesResponse
+    #: Only beyond the tables: null when the game was already over.
+    search: SearchResponse | None = None
 
     @classmethod
-    def from_analysis(cls, analysis: Analysis) -> AnalysisResponse:
-        """Serialize the engine's analysis."""
-        evaluation = analysis.evaluation
+    def from_analysis(
+        cls, analysis: Analysis, budget_ms: int = DEFAULT_BUDGET_MS
+    ) -> AnalysisResponse:
+        """Serialize the engine's analysis; `budget_ms` is what its search was given."""
+        evaluation, found = analysis.evaluation, analysis.search
+        top = analysis.moves[0] if analysis.moves else None
         return cls(
             player=analysis.player,
             status=analysis.status,
@@ -368,7 +442,21 @@ class AnalysisResponse(BaseModel):
             plies_to_end=evaluation.plies_to_end if evaluation else 0,
             moves=tuple(RankedMoveResponse.from_ranked(ranked) for ranked in analysis.moves),
             rules=RulesResponse.model_validate(analysis.rules),
+            search=SearchResponse.from_search(
+                found,
+                proven=evaluation.score is not None,
+                evaluation=top.evaluation if top.evaluation is not None else 0.0,
+                budget_ms=budget_ms,
+            )
+            if found and evaluation and top
+            else None,
         )
+
+    def to_json(self, *, searched_game: bool) -> bytes:
+        """Return the analysis as JSON: the search's fields only for a game beyond the tables."""
+        if searched_game:
+            return self.model_dump_json().encode()
+        return self.model_dump_json(exclude=NOT_IN_TABLE_ANALYSES).encode()
 
 
 def _cap_batch(value: Any) -> Any:

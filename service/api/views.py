@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, current_app, request
-from pydantic import ValidationError
 
 from service.api.json_body import read_json_body
-from service.api.problems import Problem, illegal_position, invalid_request, invalid_rules
+from service.api.problems import Problem
 from service.api.schemas import BatchRequest, MoveRequest
 from service.api.services import services
-from service.game.legality import IllegalPosition
-from service.game.rules import InvalidRules
 
 api = Blueprint("api", __name__)
 
@@ -37,8 +32,9 @@ def best_move() -> Response:
 def best_move_cacheable() -> Response:
     """Answer the same as the POST, from the query string, with caching headers."""
     move_request = MoveRequest.from_query(request.args.to_dict(flat=False))
-    response = json_response(services().answers.move(move_request))
-    if not move_request.deterministic:
+    answers = services().answers
+    response = json_response(answers.move(move_request))
+    if not answers.fixed(move_request):
         response.headers["Cache-Control"] = "no-store"
         return response
     response.headers["Cache-Control"] = FOREVER
@@ -59,19 +55,7 @@ def analysis() -> Response:
 def best_moves() -> Response:
     """Answer a batch of move requests in order; a bad one gets its problem in its slot."""
     batch = BatchRequest.model_validate(read_json_body())
-    results = b",".join(_batch_result(item) for item in batch.requests)
-    return json_response(b'{"results":[' + results + b"]}")
-
-
-def _batch_result(item: Any) -> bytes:
-    try:
-        return services().answers.move(MoveRequest.model_validate(item))
-    except ValidationError as error:
-        return invalid_request(error).to_json()
-    except IllegalPosition as error:
-        return illegal_position(error).to_json()
-    except InvalidRules as error:
-        return invalid_rules(error).to_json()
+    return json_response(services().answers.moves(batch.requests))
 
 
 @api.get("/healthz")

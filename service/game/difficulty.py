@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Callable
 
 from service.game.board import Board, Mark
 
@@ -30,20 +31,21 @@ class Difficulty(enum.Enum):
 def choose_move(
     board: Board,
     player: Mark,
-    best_move: int,
+    best_move: Callable[[], int],
     difficulty: Difficulty,
     rng: random.Random | None,
 ) -> int:
-    """Pick the move a player of the given difficulty makes, given the perfect `best_move`.
+    """Pick the move a player of the given difficulty makes; `best_move` finds the best one,
+    and is called only when the level plays it (beyond the tables it costs a search).
 
     perfect: the best move. medium: a careful move (`careful_moves`), drawn at random.
     hard: as medium with probability HARD_RANDOM_SHARE, else perfect (perfect play keeps
     medium's promises too). easy: a random move that does not lose at once, when there is one.
     """
     if difficulty is Difficulty.PERFECT or rng is None:
-        return best_move
+        return best_move()
     if difficulty is Difficulty.HARD and rng.random() >= HARD_RANDOM_SHARE:
-        return best_move
+        return best_move()
     if difficulty in (Difficulty.HARD, Difficulty.MEDIUM):
         return rng.choice(careful_moves(board, player))
     return rng.choice(moves_not_losing_at_once(board, player))

@@ -13,6 +13,7 @@ from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
 from service.game.rules import CLASSIC, FAMILY, Rules
+from service.game.search import MoveEstimate, SearchAnalysis, SearchResult, analyse, search
 from service.game.table import UNREACHABLE, Scores, place_of, solve
 
 #: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.
@@ -20,6 +21,9 @@ WIN_SCORE = CLASSIC.max_score
 
 #: A board and the side to move on it.
 Position = tuple[Board, Mark]
+
+#: How long a search of a game beyond the tables takes unless the caller says otherwise.
+DEFAULT_BUDGET_SECONDS = 0.25
 
 
 class Outcome(enum.Enum):
@@ -30,8 +34,10 @@ class Outcome(enum.Enum):
     LOSS = "loss"
 
     @classmethod
-    def of(cls, score: int) -> Outcome:
-        """Return the outcome a score stands for."""
+    def of(cls, score: int | None) -> Outcome | None:
+        """Return the outcome a score stands for; None for an unknown score."""
+        if score is None:
+            return None
         if score > 0:
             return cls.WIN
         return cls.LOSS if score < 0 else cls.DRAW
@@ -43,15 +49,23 @@ def plies_to_end(score: int, empty_cells: int, max_score: int = WIN_SCORE) -> in
     return max_score - abs(score) if score else empty_cells
 
 
+def plies_if_known(score: int | None, empty_cells: int, max_score: int) -> int | None:
+    """Return how many plies a game lasts under perfect play, or None for an unknown score."""
+    return None if score is None else plies_to_end(score, empty_cells, max_score)
+
+
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Something with a depth-aware score for its mover: a position or a move."""
+    """Something with a depth-aware score for its mover: a position or a move.
 
-    score: int
+    The score is None when it is not known: a game beyond the tables, where nothing proved it.
+    """
+
+    score: int | None
 
     @property
-    def outcome(self) -> Outcome:
-        """Return whether the mover wins, draws or loses under perfect play."""
+    def outcome(self) -> Outcome | None:
+        """Return whether the mover wins, draws or loses under perfect play, if known."""
         return Outcome.of(self.score)
 
 
@@ -59,9 +73,10 @@ class Scored:
 class Evaluation(Scored):
     """The value of a position in progress for the side to move, under perfect play."""
 
+    #: Every best move (from a table), or the one the search chose (beyond the tables).
     best_moves: tuple[int, ...]
     #: How many plies the game lasts from here under perfect play, counting the next move.
-    plies_to_end: int
+    plies_to_end: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +87,17 @@ class MoveValue(Scored):
     #: The move's row, counted from 0 at the top, and column, from 0 at the left.
     row: int
     col: int
-    plies_to_end: int
+    plies_to_end: int | None
 
 
 @dataclass(frozen=True, slots=True)
 class RankedMove(MoveValue):
-    """A move's value and its line: the moves of perfect play from it to the end."""
+    """A move's value and its line: the moves of perfect play from it to the end (from a
+    table), or the replies the search expects (beyond the tables)."""
 
     line: tuple[int, ...]
+    #: Beyond the tables: the search's estimate from -1 to 1; None for a table's answer.
+    evaluation: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,18 +111,16 @@ class MoveAdvice:
     board: Board
     status: GameStatus
     winning_lines: tuple[tuple[int, ...], ...]
+    #: Whether the chosen move is among the best; None without a move, or when not known.
+    optimal: bool | None
+    #: Whether the game is beyond the tables, and the search made for this answer, if any.
+    searched_game: bool = False
+    search: SearchResult | None = None
 
     @property
     def move(self) -> int | None:
         """Return the chosen cell, or None when the game was already over."""
         return self.chosen.move if self.chosen else None
-
-    @property
-    def optimal(self) -> bool | None:
-        """Return whether the chosen move is among the best, or None without a move."""
-        if self.chosen is None or self.evaluation is None:
-            return None
-        return self.chosen.move in self.evaluation.best_moves
 
     @property
     def next_player(self) -> Mark | None:
@@ -123,6 +139,9 @@ class Analysis:
     evaluation: Evaluation | None
     moves: tuple[RankedMove, ...]
     rules: Rules = CLASSIC
+    #: Beyond the tables: what the search did (None when the game was already over).
+    searched_game: bool = False
+    search: SearchAnalysis | None = None
 
 
 class Engine:
@@ -135,6 +154,16 @@ class Engine:
     def build(cls, games: Iterable[Rules] = (CLASSIC,)) -> Engine:
         """Solve every position of each game, reachable with either player starting."""
         return cls({rules: solve(rules) for rules in games})
+
+    def holds(self, rules: Rules) -> bool:
+        """Return whether a game is answered from its table; any other is searched."""
+        return rules in self._tables
+
+    def may_search(self, board: Board, difficulty: Difficulty, *, analysis: bool = False) -> bool:
+        """Return whether answering may take a search: a game beyond the tables, and an
+        analysis or a level that plays its best moves."""
+        searching_levels = (Difficulty.PERFECT, Difficulty.HARD)
+        return not self.holds(board.rules) and (analysis or difficulty in searching_levels)
 
     def answers_every_game(self) -> bool:
         """Return whether this engine answers every game of the family."""
@@ -158,7 +187,7 @@ class Engine:
         except IllegalPosition:
             check_board(board)  # an impossible board is the better reason to give
             raise
-        if self.score(board, player) is None:
+        if not self.holds(board.rules) or self.score(board, player) is None:
             check_board(board)
         return player
 
@@ -226,22 +255,29 @@ class Engine:
         requested_player: Mark | None = None,
         difficulty: Difficulty = Difficulty.PERFECT,
         rng: random.Random | None = None,
+        *,
+        budget_seconds: float = DEFAULT_BUDGET_SECONDS,
     ) -> MoveAdvice:
         """Return the move to play at `difficulty`; raise IllegalPosition if no game reaches it.
 
         Every level but "perfect" draws from `rng`, which a caller seeds for a reproducible
-        choice; without one, a freshly seeded generator is used, never the global one.
+        choice; without one, a freshly seeded generator is used, never the global one. A game
+        beyond the tables is searched for up to `budget_seconds`, when the level needs it.
         """
         player = self.legal_side_to_move(board, requested_player)
         status = board.status()
+        searched_game = not self.holds(board.rules)
         if status.is_over:
+            lines = board.completed_lines()
             return MoveAdvice(
-                player, difficulty, None, None, board, status, board.completed_lines()
+                player, difficulty, None, None, board, status, lines, None, searched_game
             )
-        evaluation = self.evaluate(board, player)
         if rng is None and difficulty is not Difficulty.PERFECT:
             rng = random.Random()  # noqa: S311 -- a game move, not a secret
-        move = choose_move(board, player, evaluation.best_moves[0], difficulty, rng)
+        if searched_game:
+            return self._advise_by_search(board, player, difficulty, rng, budget_seconds)
+        evaluation = self.evaluate(board, player)
+        move = choose_move(board, player, lambda: evaluation.best_moves[0], difficulty, rng)
         after = board.play(move, player)
         return MoveAdvice(
             player,
@@ -251,19 +287,94 @@ class Engine:
             after,
             after.status(),
             after.completed_lines(),
+            move in evaluation.best_moves,
         )
 
-    def analyse(self, board: Board, requested_player: Mark | None = None) -> Analysis:
-        """Rank every legal move, best first and then by cell; raise IllegalPosition if illegal."""
+    def _advise_by_search(
+        self,
+        board: Board,
+        player: Mark,
+        difficulty: Difficulty,
+        rng: random.Random | None,
+        budget_seconds: float,
+    ) -> MoveAdvice:
+        searches: list[SearchResult] = []
+
+        def searched_move() -> int:
+            searches.append(search(board, player, budget_seconds))
+            return searches[0].move
+
+        move = choose_move(board, player, searched_move, difficulty, rng)
+        found = searches[0] if searches else None
+        after = board.play(move, player)
+        max_score, empty = board.rules.max_score, len(board.empty_cells())
+        score = found.score if found and found.move == move else _score_at_once(after, player)
+        row, col = board.rules.coordinates(move)
+        chosen = MoveValue(score, move, row, col, plies_if_known(score, empty, max_score))
+        evaluation = Evaluation(
+            found.score if found else None,
+            (found.move,) if found else (),
+            plies_if_known(found.score if found else None, empty, max_score),
+        )
+        return MoveAdvice(
+            player,
+            difficulty,
+            evaluation,
+            chosen,
+            after,
+            after.status(),
+            after.completed_lines(),
+            _known_optimal(chosen, found, max_score),
+            searched_game=True,
+            search=found,
+        )
+
+    def analyse(
+        self,
+        board: Board,
+        requested_player: Mark | None = None,
+        *,
+        budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+    ) -> Analysis:
+        """Rank every legal move, best first and then by cell; raise IllegalPosition if illegal.
+
+        A game beyond the tables ranks the moves its search looked at, within `budget_seconds`.
+        """
         player = self.legal_side_to_move(board, requested_player)
         status = board.status()
+        searched_game = not self.holds(board.rules)
         if status.is_over:
-            return Analysis(player, status, None, (), board.rules)
+            return Analysis(player, status, None, (), board.rules, searched_game)
+        if searched_game:
+            return self._analyse_by_search(board, player, budget_seconds)
         ranked = sorted(
             (self.rank(board, player, move) for move in board.empty_cells()),
-            key=lambda ranked_move: (-ranked_move.score, ranked_move.move),
+            key=lambda ranked_move: (-(ranked_move.score or 0), ranked_move.move),
         )
         return Analysis(player, status, self.evaluate(board, player), tuple(ranked), board.rules)
+
+    def _analyse_by_search(self, board: Board, player: Mark, budget_seconds: float) -> Analysis:
+        found = analyse(board, player, budget_seconds)
+        max_score, empty = board.rules.max_score, len(board.empty_cells())
+        ranked = tuple(_ranked_estimate(board, estimate) for estimate in found.moves)
+        top = found.moves[0]
+        every_move_proven = len(found.moves) == empty and all(m.proven for m in found.moves)
+        # The best move's proven score is the position's when it is a win (nothing can do
+        # better than the best move found, and a win is the best there is) or when every
+        # move is proven.
+        known = (
+            top.score if top.score is not None and (top.score > 0 or every_move_proven) else None
+        )
+        evaluation = Evaluation(known, (top.move,), plies_if_known(known, empty, max_score))
+        return Analysis(
+            player,
+            board.status(),
+            evaluation,
+            ranked,
+            board.rules,
+            searched_game=True,
+            search=found,
+        )
 
     def answers_known_position(self) -> bool:
         """Return whether the table finds the one winning move on a known position."""
@@ -272,3 +383,41 @@ class Engine:
         except Exception:
             return False
         return advice.move == 4 and advice.chosen is not None and advice.chosen.score == 9
+
+
+def _score_at_once(after: Board, mover: Mark) -> int | None:
+    """Return the mover's score if the game ended with the move just played, else None."""
+    status = after.status()
+    if not status.is_over:
+        return None
+    if status.winner is None:
+        return 0
+    win_now = after.rules.max_score - 1
+    return win_now if status.winner is mover else -win_now
+
+
+def _known_optimal(chosen: MoveValue, found: SearchResult | None, max_score: int) -> bool | None:
+    """Return whether a searched game's chosen move is among the best, when it is known."""
+    if chosen.score == max_score - 1:
+        return True  # a win at once: nothing does better
+    if found is None or not found.optimal:
+        return None
+    if chosen.move == found.move:
+        return True
+    if chosen.score is not None and found.score is not None:
+        return chosen.score >= found.score
+    return None
+
+
+def _ranked_estimate(board: Board, estimate: MoveEstimate) -> RankedMove:
+    row, col = board.rules.coordinates(estimate.move)
+    empty = len(board.empty_cells())
+    return RankedMove(
+        score=estimate.score,
+        move=estimate.move,
+        row=row,
+        col=col,
+        plies_to_end=plies_if_known(estimate.score, empty, board.rules.max_score),
+        line=estimate.line,
+        evaluation=estimate.evaluation,
+    )

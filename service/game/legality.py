@@ -12,7 +12,7 @@ from service.game.board import Board, Mark
 from service.game.refusals import Reason, Refusal
 from service.game.rules import Rules
 
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 class Illegality(Reason):
@@ -114,4 +114,4 @@ def _marks(count: int) -> str:
 
 
 def _in_a_row(rules: Rules) -> str:
-    return f"{NUMBER_WORDS[rules.k]} in a row"
+    return f"{NUMBER_WORDS.get(rules.k, rules.k)} in a row"

@@ -16,7 +16,7 @@ from service.game.refusals import Reason, Refusal
 #: The largest side of any game of the family: 15x15 holds gomoku (five in a row).
 MAX_SIDE = 15
 
-#: The largest side of the games solved exactly into tables, and so served today.
+#: The largest side of the games solved exactly into tables; larger boards are searched.
 TABLE_MAX_SIDE = 4
 
 #: A line is this long unless a request says otherwise, or the board's shorter side if less.
@@ -141,7 +141,7 @@ def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
 CLASSIC = Rules()
 
 
-#: Every game the service answers: each board up to 4x4, each line length, normal and misère.
+#: Every game solved into a table: each board up to 4x4, each line length, normal and misère.
 FAMILY: tuple[Rules, ...] = tuple(
     Rules(rows, cols, k, misere)
     for rows in range(1, TABLE_MAX_SIDE + 1)
@@ -152,7 +152,7 @@ FAMILY: tuple[Rules, ...] = tuple(
 
 
 #: The square boards a flat board's length names by itself.
-SQUARES = {side * side: side for side in range(1, TABLE_MAX_SIDE + 1)}
+SQUARES = {side * side: side for side in range(1, MAX_SIDE + 1)}
 
 
 @cache
@@ -167,12 +167,13 @@ def rules_for(
 ) -> Rules:
     """Return the rules a request names, the board's shape filling in what it leaves out.
 
-    A board given as `board_rows` rows has that shape; a flat board of 1, 4, 9 or 16 cells
-    is square; any other needs `rows` or `cols`. Raise InvalidRules, saying why, for rules
-    outside the family or a board that does not fit them. Remembered: every request asks.
+    A board given as `board_rows` rows has that shape; a flat board of a square number of
+    cells (1, 4, 9, ... 225) is square; any other needs `rows` or `cols`. Raise InvalidRules,
+    saying why, for rules outside the family or a board that does not fit them. Remembered:
+    every request asks.
     """
-    # The bounds first: a request naming 5 rows learns that before anything else.
-    _check_served(rows, cols)
+    # The bounds first: a request naming 16 rows learns that before anything else.
+    _check_sides(rows, cols)
     if board_rows is not None:
         shape = (board_rows, cell_count // board_rows)
     elif rows is not None and cols is not None:
@@ -205,15 +206,6 @@ def rules_for(
     return Rules.of(shape[0], shape[1], k, misere=misere)
 
 
-def _check_served(rows: int | None, cols: int | None) -> None:
-    """Raise InvalidRules for a side beyond the games solved into tables, the ones served."""
-    if rows is not None and not 1 <= rows <= TABLE_MAX_SIDE:
-        raise InvalidRules(
-            RulesProblem.ROWS_OUT_OF_RANGE,
-            f"rows is {rows}, but a board has 1 to {TABLE_MAX_SIDE} rows",
-        )
-    if cols is not None and not 1 <= cols <= TABLE_MAX_SIDE:
-        raise InvalidRules(
-            RulesProblem.COLS_OUT_OF_RANGE,
-            f"cols is {cols}, but a board has 1 to {TABLE_MAX_SIDE} columns",
-        )
+def _check_sides(rows: int | None, cols: int | None) -> None:
+    """Raise InvalidRules for a side named beyond the family, before any other reason."""
+    Rules(rows or 1, cols or 1, 1)

@@ -82,6 +82,42 @@ class SearchResult:
     nodes: int
     seconds: float
 
+    @property
+    def optimal(self) -> bool:
+        """Return whether no other move is proven better: the move is among the best.
+
+        True for what the rules decide (a win at once; or a loss in two, which every move
+        is), for an exact result, and for a threat win in three plies (no win in one exists,
+        or the rules would have found it).
+        """
+        if not self.proven:
+            return False
+        return self.method in (Method.RULES, Method.EXACT) or self.depth == 1
+
+
+@dataclass(frozen=True, slots=True)
+class MoveEstimate:
+    """One move of an analysis: what the search knows of it, from its mover's side."""
+
+    move: int
+    proven: bool
+    score: int | None
+    evaluation: float
+    #: The move and the replies the search expects after it, as far as it looked.
+    line: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnalysis:
+    """The candidate moves a search looked at, best first, and what the search did."""
+
+    moves: tuple[MoveEstimate, ...]
+    method: Method
+    #: The plies of the last depth finished for every candidate (0: none finished).
+    depth: int
+    nodes: int
+    seconds: float
+
 
 class OutOfTime(Exception):
     """Raised inside the search when its deadline or node limit has passed."""
@@ -279,6 +315,105 @@ class Search:
                 pass  # fall back on the heuristic search, with what time is left
         return self._iterative_deepening(legal)
 
+    def rank(self) -> SearchAnalysis:
+        """Value every candidate move until the deadline; return them best first.
+
+        Each candidate is searched with the full window, so every value is the search's own
+        for that move, not a bound. Proven are the moves the rules decide, a threat win,
+        and, with few empty cells, every move once the exact search has finished.
+        """
+        position = self.position
+        if not position.free:
+            raise ValueError("the board is full: there is no move to rank")
+        exact = position.empty <= EXACT_EMPTY_CELLS
+        candidates = position.empty_cells() if exact else self._root_candidates()
+        values: dict[int, int] = {}
+        methods: dict[int, Method] = {}
+        for move in candidates:
+            decided = self._decided(move)
+            if decided is not None:
+                values[move], methods[move] = decided, Method.RULES
+        threat = None if self.misere else self._threat_line()
+        if threat is not None and threat[0] not in values:
+            values[threat[0]], methods[threat[0]] = MATE - threat[1], Method.THREATS
+        open_moves = [move for move in candidates if move not in values]
+        # One ply is only the value after each move: always within any budget.
+        searched = {move: self._after(move, 1, exact=False) for move in open_moves}
+        lines: dict[int, tuple[int, ...]] = {move: (move,) for move in candidates}
+        finished = 1 if open_moves else 0
+        depths = [position.empty] if exact else range(2, position.empty + 1)
+        for depth in depths if open_moves else ():
+            try:
+                deeper = {move: self._after(move, depth, exact=exact) for move in open_moves}
+            except OutOfTime:
+                break  # the position is left mid-search: nothing below may play on it
+            searched, finished = deeper, depth
+            lines.update({move: self._expected_line(move, depth) for move in open_moves})
+            if exact:
+                methods.update(dict.fromkeys(open_moves, Method.EXACT))
+        values.update(searched)
+        estimates = [
+            self._estimate(move, values[move], lines[move], proven=move in methods)
+            for move in candidates
+        ]
+        estimates.sort(key=lambda found: (-found.evaluation, -(found.score or 0), found.move))
+        best = estimates[0].move
+        return SearchAnalysis(
+            moves=tuple(estimates),
+            method=methods.get(best, Method.HEURISTIC),
+            depth=finished,
+            nodes=self.nodes,
+            seconds=self.clock() - self.started,
+        )
+
+    def _root_candidates(self) -> list[int]:
+        """Return the moves an analysis ranks: the likeliest, and every cell ending a line."""
+        likeliest = self._candidates(self.mover, None, exact=False, forced=False)
+        ending = self.position.completing(self.mover) + self.position.completing(3 - self.mover)
+        return sorted(set(likeliest) | set(ending))
+
+    def _decided(self, move: int) -> int | None:
+        """Return the value of a root move the rules decide at once, or None."""
+        position, mover = self.position, self.mover
+        if position.play(move, mover):
+            value: int | None = -(MATE - 1) if self.misere else MATE - 1
+        elif position.empty == 0:
+            value = 0
+        elif not self.misere and position.completing(3 - mover):
+            value = -(MATE - 2)  # the opponent completes a line next
+        else:
+            value = None
+        position.undo(move)
+        return value
+
+    def _after(self, move: int, depth: int, *, exact: bool) -> int:
+        """Return a root move's value searched `depth` plies deep, the move included."""
+        position, mover = self.position, self.mover
+        self.nodes += 1  # not a look at the clock: one ply must always finish
+        position.play(move, mover)
+        if depth <= 1:
+            value = self._heuristic(mover)
+        else:
+            value = -self._negamax(3 - mover, depth - 1, -MATE - 1, MATE + 1, 1, exact=exact)
+        position.undo(move)
+        return value
+
+    def _expected_line(self, move: int, depth: int) -> tuple[int, ...]:
+        """Return a move and the replies the transposition table holds best after it."""
+        position, player = self.position, self.mover
+        played = [move]
+        ended = position.play(move, player)
+        while not ended and position.empty and len(played) < depth:
+            player = 3 - player
+            entry = self.table.get(position.hash)
+            if entry is None or position.cells[entry[3]] != 0:
+                break
+            played.append(entry[3])
+            ended = position.play(entry[3], player)
+        for cell in reversed(played):
+            position.undo(cell)
+        return tuple(played)
+
     # --- the rules and the threat search: sound, normal rules only ---
 
     def _by_the_rules(self) -> SearchResult | None:
@@ -294,6 +429,14 @@ class Search:
 
     def _threat_win(self) -> SearchResult | None:
         """Return a proven win made of fours, the shortest such first, or None."""
+        found = self._threat_line()
+        if found is None:
+            return None
+        first, plies = found
+        return self._result(first, MATE - plies, Method.THREATS, plies - 2, proven=True)
+
+    def _threat_line(self) -> tuple[int, int] | None:
+        """Return (first move, plies) of the shortest win by fours found in time, or None."""
         if self.position.completing(3 - self.mover):
             return None  # the threat search is for an attacker whom nothing threatens
         for moves in range(1, THREAT_SEARCH_MOVES + 1):
@@ -302,8 +445,7 @@ class Search:
             except OutOfTime:
                 return None
             if found is not None:
-                first, plies = found
-                return self._result(first, MATE - plies, Method.THREATS, 2 * moves - 1, proven=True)
+                return found
         return None
 
     def _fours(self, attacker: int, moves_left: int) -> tuple[int, int] | None:
@@ -415,11 +557,14 @@ class Search:
         self.table[position.hash] = (depth, best_value, flag, best_move)
         return best_value
 
-    def _candidates(self, player: int, hint: int | None, *, exact: bool) -> list[int]:
-        """Return the moves worth trying at a node, the most promising first."""
+    def _candidates(
+        self, player: int, hint: int | None, *, exact: bool, forced: bool = True
+    ) -> list[int]:
+        """Return the moves worth trying at a node, the most promising first; with `forced`,
+        only a win at once, or the cells that stop the opponent's, when there are any."""
         position = self.position
         empty = position.empty_cells()
-        if not self.misere:
+        if forced and not self.misere:
             wins = position.completing(player)
             if wins:
                 return wins[:1]
@@ -463,6 +608,26 @@ class Search:
     def _result(
         self, move: int, value: int, method: Method, depth: int, *, proven: bool
     ) -> SearchResult:
+        score, evaluation = self._judged(value, proven=proven)
+        return SearchResult(
+            move=move,
+            proven=proven,
+            score=score,
+            evaluation=evaluation,
+            method=method,
+            depth=depth,
+            nodes=self.nodes,
+            seconds=self.clock() - self.started,
+        )
+
+    def _estimate(
+        self, move: int, value: int, line: tuple[int, ...], *, proven: bool
+    ) -> MoveEstimate:
+        score, evaluation = self._judged(value, proven=proven)
+        return MoveEstimate(move, proven, score, evaluation, line)
+
+    def _judged(self, value: int, *, proven: bool) -> tuple[int | None, float]:
+        """Return a search value as a score (None unless proven) and an evaluation."""
         max_score = self.rules.max_score
         score = None
         if proven:
@@ -479,16 +644,7 @@ class Search:
             evaluation = 0.0
         else:
             evaluation = math.tanh(value / (2 * self.position.geometry.weights[self.rules.k]))
-        return SearchResult(
-            move=move,
-            proven=proven,
-            score=score,
-            evaluation=round(evaluation, 4),
-            method=method,
-            depth=depth,
-            nodes=self.nodes,
-            seconds=self.clock() - self.started,
-        )
+        return score, round(evaluation, 4)
 
 
 def search(
@@ -501,3 +657,15 @@ def search(
 ) -> SearchResult:
     """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is known."""
     return Search(board, mover, seconds, clock=clock, max_nodes=max_nodes).run()
+
+
+def analyse(
+    board: Board,
+    mover: Mark,
+    seconds: float,
+    *,
+    clock: Clock = time.perf_counter,
+    max_nodes: int | None = None,
+) -> SearchAnalysis:
+    """Return the candidate moves for `mover` valued within `seconds`, best first."""
+    return Search(board, mover, seconds, clock=clock, max_nodes=max_nodes).rank()

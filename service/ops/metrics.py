@@ -19,6 +19,11 @@ EXPOSITION_MEDIA_TYPE = CONTENT_TYPE_LATEST
 
 #: Answers take well under a millisecond; the buckets resolve that and still catch a stall.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 2.5)
+#: A search takes up to its budget: 250 ms by default, at most 5 s unless an operator says.
+SEARCH_SECONDS_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.3, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0)
+#: The plies a search finishes, and the positions it visits.
+SEARCH_DEPTH_BUCKETS = (0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24)
+SEARCH_NODES_BUCKETS = (10, 100, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
 
 
 class Metrics:
@@ -46,6 +51,34 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
+        self.search_seconds = Histogram(
+            "bestmove_search_duration_seconds",
+            "Time a search took, by the method that decided its answer; _count counts searches.",
+            ["method"],
+            buckets=SEARCH_SECONDS_BUCKETS,
+            registry=self.registry,
+        )
+        self.search_depth = Histogram(
+            "bestmove_search_depth_plies",
+            "The plies of the last depth a search finished, by method.",
+            ["method"],
+            buckets=SEARCH_DEPTH_BUCKETS,
+            registry=self.registry,
+        )
+        self.search_nodes = Histogram(
+            "bestmove_search_nodes",
+            "The positions a search visited, by method.",
+            ["method"],
+            buckets=SEARCH_NODES_BUCKETS,
+            registry=self.registry,
+        )
+        self.search_refusals = Counter(
+            "bestmove_search_refusals",
+            "Searches refused with 503 busy because every search slot was taken, by what was "
+            "asked: a move, an analysis or a batch.",
+            ["request"],
+            registry=self.registry,
+        )
         # Looking a labelled series up costs more than updating it, so each is kept at hand
         # once used; made on first use, in the worker, so the master writes no metrics file.
         self._latency_series: dict[tuple[str, str, int], Histogram] = {}
@@ -66,6 +99,16 @@ class Metrics:
             label = outcome.value if outcome is not None else "game_over"
             series = self._move_series[outcome] = self.moves.labels(label)
         series.inc()
+
+    def searched(self, method: str, seconds: float, depth: int, nodes: int) -> None:
+        """Count one search: how it decided, its time, the depth it finished, its nodes."""
+        self.search_seconds.labels(method).observe(seconds)
+        self.search_depth.labels(method).observe(depth)
+        self.search_nodes.labels(method).observe(nodes)
+
+    def refused(self, asked: str) -> None:
+        """Count one search refused for want of a slot, by what was asked."""
+        self.search_refusals.labels(asked).inc()
 
     def exposition(self) -> bytes:
         """Return every metric in Prometheus text format, summed over all worker processes."""

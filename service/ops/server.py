@@ -35,8 +35,9 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         # gunicorn's own convention for the worker count.
         "workers": whole_number(environ, "WEB_CONCURRENCY", 2),
-        "worker_class": choice(environ, "GUNICORN_WORKER_CLASS", "sync", WORKER_CLASSES),
-        "threads": whole_number(environ, "GUNICORN_THREADS", 1),
+        # Threads, so that a worker busy with a search still answers probes and tables.
+        "worker_class": choice(environ, "GUNICORN_WORKER_CLASS", "gthread", WORKER_CLASSES),
+        "threads": whole_number(environ, "GUNICORN_THREADS", 4),
         "timeout": whole_number(environ, "GUNICORN_TIMEOUT", 30),
         "graceful_timeout": whole_number(environ, "GUNICORN_GRACEFUL_TIMEOUT", 20),
         "keepalive": whole_number(environ, "GUNICORN_KEEPALIVE", 5),

@@ -6,10 +6,19 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from service.api.settings import DEFAULT_ANSWER_CACHE_BYTES, DEFAULT_MAX_BODY_BYTES, AppSettings
+from service.api.settings import (
+    DEFAULT_ANSWER_CACHE_BYTES,
+    DEFAULT_BUDGET_MS,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_BUDGET_MS,
+    AppSettings,
+    cores,
+)
 
 DEFAULT_PORT = 8000
 MEBIBYTE = 1024 * 1024
+#: The most an operator may let one search take: well inside gunicorn's worker timeout.
+LONGEST_BUDGET_MS = 20_000
 #: Where gunicorn's workers share their metrics; prometheus_client reads it on import.
 METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -32,10 +41,15 @@ class Settings:
     #: Where the solved tables are kept (prepared on the first start, then only opened);
     #: None solves every game in memory when the service is created, for development.
     tables_dir: Path | None = None
+    #: Set (by `python -m service`) when gunicorn's workers share their search slots there.
+    search_slots_dir: Path | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         """Read the settings from environment variables, falling back to the defaults."""
+        max_budget_ms = whole_number(
+            environ, "SEARCH_MAX_BUDGET_MS", DEFAULT_MAX_BUDGET_MS, maximum=LONGEST_BUDGET_MS
+        )
         return cls(
             app=AppSettings(
                 max_body_bytes=whole_number(
@@ -49,6 +63,14 @@ class Settings:
                     environ, "ANSWER_CACHE_MB", DEFAULT_ANSWER_CACHE_BYTES // MEBIBYTE, minimum=0
                 )
                 * MEBIBYTE,
+                default_budget_ms=whole_number(
+                    environ,
+                    "SEARCH_BUDGET_MS",
+                    min(DEFAULT_BUDGET_MS, max_budget_ms),
+                    maximum=max_budget_ms,
+                ),
+                max_budget_ms=max_budget_ms,
+                search_slots=whole_number(environ, "SEARCH_SLOTS", cores()),
             ),
             access_log=boolean(environ, "ACCESS_LOG", default=True),
             metrics_dir=Path(directory)

@@ -9,6 +9,7 @@ from flask import Flask
 from service.api.app import create_app
 from service.game.engine import Engine
 from service.game.rules import FAMILY
+from service.ops.admission import FileSlots
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
 from service.ops.settings import Settings
@@ -21,7 +22,8 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
     Without `settings`, they are read from the environment. Without `engine`, every game's
     table is opened from the settings' directory, those missing solved first, once whatever
     the processes (or, with no directory, every game is solved in memory here). Either way
-    every game is solved before the app exists, never inside a request.
+    every game is solved before the app exists, never inside a request. With the settings'
+    `search_slots_dir`, searches take slots shared with every process using that directory.
     """
     settings = settings if settings is not None else Settings.from_environ(os.environ)
     if engine is None:
@@ -31,6 +33,17 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
             else Engine.build(FAMILY)
         )
     metrics = Metrics(settings.metrics_dir)
-    app = create_app(settings.app, engine=engine, on_answer=metrics.count_move)
+    slots = (
+        FileSlots(settings.search_slots_dir, settings.app.search_slots)
+        if settings.search_slots_dir is not None
+        else None
+    )
+    app = create_app(
+        settings.app,
+        engine=engine,
+        on_answer=metrics.count_move,
+        on_search=metrics,
+        search_slots=slots,
+    )
     observe(app, metrics, AccessLog() if settings.access_log else None)
     return app
