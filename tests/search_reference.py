@@ -60,6 +60,28 @@ def wins_in_three(game: Game, text: str, mover: str, move: int) -> bool:
     return True
 
 
+def move_wins_within(game: Game, text: str, mover: str, move: int, plies: int) -> bool:
+    """Return whether `move` wins by force under normal rules within `plies` plies, counting
+    itself: against every reply, each of which must not win first nor fill the board."""
+    if completes(game, text, move, mover):
+        return True
+    if plies < 3:
+        return False
+    after = placed(text, move, mover)
+    replies = empties(after)
+    if not replies:
+        return False
+    for reply in replies:
+        if completes(game, after, reply, other(mover)):
+            return False
+        answered = placed(after, reply, other(mover))
+        if not any(
+            move_wins_within(game, answered, mover, cell, plies - 2) for cell in empties(answered)
+        ):
+            return False
+    return True
+
+
 def clustered_position(game: Game, rng: random.Random, moves: int) -> tuple[str, str] | None:
     """Play up to `moves` random moves, mostly next to earlier ones, X first; return the
     position and the side to move, or None if the game ended on the way."""

@@ -149,15 +149,16 @@ def test_the_service_is_not_ready_while_a_game_is_missing(make_service: ServiceF
 @pytest.mark.parametrize(
     ("rules", "words"),
     [
-        ({"rows": 5}, "rows is 5, but a board has 1 to 4 rows"),
-        ({"rows": 15, "cols": 15}, "rows is 15, but a board has 1 to 4 rows"),
-        ({"cols": 7}, "cols is 7, but a board has 1 to 4 columns"),
+        ({"rows": 16}, "rows is 16, but a board has 1 to 15 rows"),
+        ({"rows": 16, "cols": 16}, "rows is 16, but a board has 1 to 15 rows"),
+        ({"cols": 16}, "cols is 16, but a board has 1 to 15 columns"),
+        ({"rows": 0}, "rows is 0, but a board has 1 to 15 rows"),
+        ({"rows": 5}, "the board has 9 cells, which do not fit 5 rows of 1 cells"),
     ],
 )
-def test_boards_beyond_the_tables_are_still_refused(
+def test_boards_beyond_15x15_are_refused_saying_why(
     client: FlaskClient, rules: dict[str, int], words: str
 ) -> None:
-    """The game layer knows boards up to 15x15; the service answers up to 4x4 until it searches."""
     answer = client.post("/v1/move", json={"board": "X...O....", "rules": rules})
     assert answer.status_code == 422
     assert answer.get_json()["detail"] == words

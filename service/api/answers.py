@@ -20,7 +20,7 @@ from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
 from service.api.searching import Asked, Busy, HeldSlot, Searching
 from service.game.board import Board, Mark
 from service.game.difficulty import Difficulty
-from service.game.engine import Engine, Outcome
+from service.game.engine import Engine
 from service.game.legality import IllegalPosition
 from service.game.rules import InvalidRules
 
@@ -29,12 +29,15 @@ from service.game.rules import InvalidRules
 #: bytes measured with tracemalloc for a 4x4 board (python -m benchmarks.memory).
 ENTRY_OVERHEAD_BYTES = 1600
 
-#: Told the mover's outcome of every move answered (None: the game was already over, or the
-#: outcome is not known).
-AnswerListener = Callable[[Outcome | None], None]
+#: Told the mover's outcome of every move answered: "win", "draw" or "loss" under perfect
+#: play after the move; "unknown" when a search has not proven it; "game_over" when the board
+#: was already finished.
+AnswerListener = Callable[[str], None]
+GAME_OVER = "game_over"
+UNKNOWN = "unknown"
 
-#: A cached answer: its JSON, and the mover's outcome for the listener (None for analyses).
-Cached = tuple[bytes, Outcome | None]
+#: A cached answer: its JSON, and the mover's outcome for the listener (GAME_OVER for analyses).
+Cached = tuple[bytes, str]
 
 
 def entry_size(entry: Cached) -> int:
@@ -79,7 +82,7 @@ class Answers:
         if self._engine.holds(board.rules):
             return self._remembered(
                 ("analysis", board, request.player),
-                lambda: (self._serialize_analysis(board, request.player, budget_ms), None),
+                lambda: (self._serialize_analysis(board, request.player, budget_ms), GAME_OVER),
             )[0]
         with HeldSlot(self._searching, Asked.ANALYSIS) as held:
             self._take_slot_if_searching(held, board, request.player, searching=True)
@@ -117,13 +120,13 @@ class Answers:
                 except Busy:
                     raise
                 except ValidationError as error:
-                    body, outcome = invalid_request(error).to_json(), None
+                    body = invalid_request(error).to_json()
                 except IllegalPosition as error:
-                    body, outcome = illegal_position(error).to_json(), None
+                    body = illegal_position(error).to_json()
                 except InvalidRules as error:
-                    body, outcome = invalid_rules(error).to_json(), None
+                    body = invalid_rules(error).to_json()
                 except Problem as problem:
-                    body, outcome = problem.to_json(), None
+                    body = problem.to_json()
                 else:
                     self._told(outcome)
                 results.append(body)
@@ -168,7 +171,7 @@ class Answers:
         self._engine.legal_side_to_move(board, player)
         held.take()
 
-    def _told(self, outcome: Outcome | None) -> None:
+    def _told(self, outcome: str) -> None:
         if self._on_answer is not None:
             self._on_answer(outcome)
 
@@ -202,7 +205,10 @@ class Answers:
         body = MoveResponse.from_advice(advice, budget_ms).to_json(
             searched_game=advice.searched_game
         )
-        return body, advice.chosen.outcome if advice.chosen else None
+        if advice.chosen is None:
+            return body, GAME_OVER
+        outcome = advice.chosen.outcome
+        return body, outcome.value if outcome is not None else UNKNOWN
 
 
 class BatchBudget:

@@ -208,4 +208,4 @@ def rules_for(
 
 def _check_sides(rows: int | None, cols: int | None) -> None:
     """Raise InvalidRules for a side named beyond the family, before any other reason."""
-    Rules(rows or 1, cols or 1, 1)
+    Rules(1 if rows is None else rows, 1 if cols is None else cols, 1)

@@ -351,6 +351,8 @@ class Search:
             lines.update({move: self._expected_line(move, depth) for move in open_moves})
             if exact:
                 methods.update(dict.fromkeys(open_moves, Method.EXACT))
+            if all(abs(value) > HEURISTIC_LIMIT for value in deeper.values()):
+                break  # every move's end was seen; deeper looks change nothing
         values.update(searched)
         estimates = [
             self._estimate(move, values[move], lines[move], proven=move in methods)

@@ -13,8 +13,6 @@ from prometheus_client import (
 )
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from service.game.engine import Outcome
-
 EXPOSITION_MEDIA_TYPE = CONTENT_TYPE_LATEST
 
 #: Answers take well under a millisecond; the buckets resolve that and still catch a stall.
@@ -47,7 +45,7 @@ class Metrics:
         self.moves = Counter(
             "bestmove_moves",
             "Answers to move requests, by the mover's outcome under perfect play after the move "
-            "(game_over: the board was already finished).",
+            "(game_over: the board was already finished; unknown: a search did not prove it).",
             ["outcome"],
             registry=self.registry,
         )
@@ -82,7 +80,7 @@ class Metrics:
         # Looking a labelled series up costs more than updating it, so each is kept at hand
         # once used; made on first use, in the worker, so the master writes no metrics file.
         self._latency_series: dict[tuple[str, str, int], Histogram] = {}
-        self._move_series: dict[Outcome | None, Counter] = {}
+        self._move_series: dict[str, Counter] = {}
 
     def observe_request(self, endpoint: str, method: str, status: int, seconds: float) -> None:
         """Count one answered request and its duration."""
@@ -92,12 +90,11 @@ class Metrics:
             series = self._latency_series[key] = self.latency.labels(endpoint, method, str(status))
         series.observe(seconds)
 
-    def count_move(self, outcome: Outcome | None) -> None:
-        """Count one answer by the mover's outcome; None is a finished game, with no move."""
+    def count_move(self, outcome: str) -> None:
+        """Count one answer by the mover's outcome: win, draw, loss, unknown or game_over."""
         series = self._move_series.get(outcome)
         if series is None:
-            label = outcome.value if outcome is not None else "game_over"
-            series = self._move_series[outcome] = self.moves.labels(label)
+            series = self._move_series[outcome] = self.moves.labels(outcome)
         series.inc()
 
     def searched(self, method: str, seconds: float, depth: int, nodes: int) -> None:

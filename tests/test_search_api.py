@@ -1,0 +1,336 @@
+"""Boards beyond 4x4 over HTTP: searched within a budget, honest about what is proven,
+admitted to a bounded number of search slots, and never changing a table's answer."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api.app import create_app
+from service.api.searching import Release, ThreadSlots
+from service.api.settings import AppSettings
+from service.game.engine import Engine
+from service.game.rules import Rules
+from service.game.search import EXACT_EMPTY_CELLS
+from tests import search_reference as brute
+from tests.family_reference import Game, _move_results
+
+GOMOKU_OPENING = "." * 112 + "X" + "." * 112
+#: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
+OPEN_FOUR = "...............XXXX...OOO................O......."
+#: 7x7, five in a row, X to move: no win at once, but X makes an open four: a win in three.
+OPEN_THREE = "O.....................XXX.................O.....O"
+
+
+class Heard:
+    """A search listener that keeps what it hears."""
+
+    def __init__(self) -> None:
+        self.searches: list[tuple[str, float, int, int]] = []
+        self.refusals: list[str] = []
+
+    def searched(self, method: str, seconds: float, depth: int, nodes: int) -> None:
+        self.searches.append((method, seconds, depth, nodes))
+
+    def refused(self, asked: str) -> None:
+        self.refusals.append(asked)
+
+
+class TakenSlots:
+    """Search slots that are all taken, as under load: every search is refused."""
+
+    def try_take(self) -> Release | None:
+        return None
+
+
+SearchApp = Callable[..., Flask]
+
+
+@pytest.fixture
+def search_app(engine: Engine) -> SearchApp:
+    def make(**kwargs: Any) -> Flask:
+        settings = kwargs.pop("settings", AppSettings())
+        return create_app(settings, engine=engine, **kwargs)
+
+    return make
+
+
+def move(client: FlaskClient, body: dict[str, Any], path: str = "/v1/move") -> Any:
+    response = client.post(path, json=body)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+# --- what a searched answer says ---
+
+
+def test_an_unproven_search_gives_its_move_and_no_score(client: FlaskClient) -> None:
+    answer = move(client, {"board": GOMOKU_OPENING})
+    assert answer["rules"] == {"rows": 15, "cols": 15, "k": 5, "misere": False}
+    assert answer["player"] == "O"
+    assert answer["board"][answer["move"]] == "O"
+    assert divmod(answer["move"], 15) == (answer["row"], answer["col"])
+    assert answer["best_moves"] == [answer["move"]]
+    # A heuristic is never presented as a proof.
+    assert (answer["score"], answer["outcome"], answer["plies_to_end"]) == (None, None, None)
+    assert answer["optimal"] is None
+    search = answer["search"]
+    assert (search["method"], search["proven"], search["budget_ms"]) == ("heuristic", False, 250)
+    assert -1 < search["evaluation"] < 1
+    assert search["depth"] >= 1
+    assert search["nodes"] > 0
+    assert search["time_ms"] > 0
+    assert answer["next_player"] == "X"
+    assert answer["status"] == "in_progress"
+
+
+def test_a_win_at_once_is_proven_with_the_tables_score(client: FlaskClient) -> None:
+    answer = move(client, {"board": OPEN_FOUR})
+    assert (answer["move"], answer["score"], answer["outcome"]) == (14, 49, "win")
+    assert (answer["plies_to_end"], answer["optimal"], answer["status"]) == (1, True, "x_won")
+    assert answer["winning_lines"] == [[14, 15, 16, 17, 18]]
+    assert answer["search"]["method"] == "rules"
+    assert answer["search"]["proven"] is True
+    assert answer["search"]["evaluation"] == 1.0
+
+
+def test_a_win_in_three_is_proven_by_the_threat_search(client: FlaskClient) -> None:
+    answer = move(client, {"board": OPEN_THREE})
+    game = Game(7, 7, 5)
+    assert brute.wins_in_three(game, OPEN_THREE, "X", answer["move"])
+    assert (answer["score"], answer["outcome"], answer["plies_to_end"]) == (47, "win", 3)
+    assert answer["optimal"] is True
+    assert (answer["search"]["method"], answer["search"]["proven"]) == ("threats", True)
+
+
+@pytest.mark.parametrize("rules", [Rules(5, 5, 4), Rules(4, 6, 3, misere=True)])
+@pytest.mark.parametrize("seed", range(3))
+def test_few_empty_cells_are_solved_exactly_and_every_move_analysed(
+    client: FlaskClient, rules: Rules, seed: int
+) -> None:
+    """Against exhaustive play by the independent reference: the move and every ranked move."""
+    game = Game(rules.rows, rules.cols, rules.k, rules.misere)
+    rng = random.Random(seed)
+    position = None
+    while position is None:
+        position = brute.clustered_position(game, rng, rules.cell_count - EXACT_EMPTY_CELLS)
+    text, mover = position
+    given = {"rows": rules.rows, "cols": rules.cols, "k": rules.k, "misere": rules.misere}
+    body = {"board": text, "rules": given, "player": mover, "budget_ms": 5000}
+    reference_score, best_moves = game.perfect_play(text, mover)
+    answer = move(client, body)
+    assert answer["search"]["proven"] is True
+    assert (answer["score"], answer["optimal"]) == (reference_score, True)
+    assert answer["move"] in best_moves
+    analysis = move(client, body, "/v1/analysis")
+    top = rules.cell_count + 1
+    expected = {
+        cell: {1: top - plies, 0: 0, -1: plies - top}[result]
+        for cell, (result, plies) in _move_results(game, text, mover).items()
+    }
+    assert {ranked["move"]: ranked["score"] for ranked in analysis["moves"]} == expected
+    assert analysis["score"] == reference_score
+    assert analysis["search"]["proven"] is True
+
+
+def test_every_proven_claim_of_an_analysis_is_true(client: FlaskClient) -> None:
+    """On boards where the search cannot finish, what it calls proven still holds."""
+    game = Game(6, 6, 4)
+    rng = random.Random(7)
+    checked = wins = losses = 0
+    while checked < 8:
+        position = brute.clustered_position(game, rng, rng.randrange(8, 16))
+        if position is None:
+            continue
+        text, mover = position
+        body = {"board": text, "player": mover, "rules": {"k": 4}, "budget_ms": 50}
+        analysis = move(client, body, "/v1/analysis")
+        for ranked in analysis["moves"]:
+            if ranked["score"] is None:
+                assert ranked["outcome"] is None
+                assert -1 < ranked["evaluation"] < 1
+                continue
+            after = brute.placed(text, ranked["move"], mover)
+            if ranked["score"] > 0:  # a win at once, or a threat win within its plies
+                plies = 37 - ranked["score"]
+                assert plies == ranked["plies_to_end"]
+                assert brute.move_wins_within(game, text, mover, ranked["move"], plies)
+                wins += 1
+            elif ranked["score"] == -35:  # the opponent completes a line next
+                assert brute.wins_at_once(game, after, "O" if mover == "X" else "X")
+                losses += 1
+            else:
+                raise AssertionError(f"an unexpected proven score: {ranked}")
+        checked += 1
+    assert wins and losses, "the positions checked hold proven wins and losses"
+
+
+def test_a_level_that_plays_at_random_does_not_search(search_app: SearchApp) -> None:
+    heard = Heard()
+    client = search_app(on_search=heard).test_client()
+    answer = move(client, {"board": GOMOKU_OPENING, "difficulty": "medium", "seed": 1})
+    assert answer["search"] is None
+    assert answer["best_moves"] == []
+    assert answer["score"] is None
+    assert answer["optimal"] is None
+    assert heard.searches == []
+    move(client, {"board": GOMOKU_OPENING})
+    assert [method for method, *_ in heard.searches] == ["heuristic"]
+
+
+def test_a_finished_big_board_answers_its_end_without_a_search(search_app: SearchApp) -> None:
+    finished = "XXXXX" + "." * 10 + "OOOO" + "." * 206
+    client = search_app(search_slots=TakenSlots()).test_client()
+    answer = move(client, {"board": finished})
+    assert (answer["move"], answer["status"], answer["winner"]) == (None, "x_won", "X")
+    assert answer["search"] is None
+    assert answer["winning_lines"] == [[0, 1, 2, 3, 4]]
+
+
+# --- answers up to 4x4 never change ---
+
+
+@pytest.mark.parametrize("board", ["X...O....", "XO.............."])
+def test_a_tables_answer_is_the_same_with_a_budget_and_has_no_search(
+    client: FlaskClient, board: str
+) -> None:
+    plain = move(client, {"board": board})
+    assert "search" not in plain
+    assert move(client, {"board": board, "budget_ms": 10}) == plain
+    analysis = move(client, {"board": board}, "/v1/analysis")
+    assert "search" not in analysis
+    assert all("evaluation" not in ranked for ranked in analysis["moves"])
+
+
+# --- the budget ---
+
+
+@pytest.mark.parametrize("budget", [1, 40, 5000])
+def test_the_budget_is_reported_as_given(client: FlaskClient, budget: int) -> None:
+    answer = move(client, {"board": GOMOKU_OPENING, "budget_ms": budget})
+    assert answer["search"]["budget_ms"] == budget
+
+
+@pytest.mark.parametrize("budget", [0, -1, 5001, 2**63])
+def test_a_budget_out_of_range_is_refused_with_its_own_code(
+    client: FlaskClient, budget: int
+) -> None:
+    response = client.post("/v1/move", json={"board": GOMOKU_OPENING, "budget_ms": budget})
+    assert response.status_code == 422
+    problem = response.get_json()
+    assert problem["code"] == "budget_out_of_range"
+    assert problem["errors"] == [{"loc": ["budget_ms"], "msg": problem["detail"]}]
+    assert "1 to 5000 ms" in problem["detail"]
+
+
+def test_the_operator_sets_the_maximum_and_the_default(search_app: SearchApp) -> None:
+    settings = AppSettings(default_budget_ms=30, max_budget_ms=100)
+    client = search_app(settings=settings).test_client()
+    assert move(client, {"board": GOMOKU_OPENING})["search"]["budget_ms"] == 30
+    refused = client.post("/v1/move", json={"board": GOMOKU_OPENING, "budget_ms": 101})
+    assert refused.get_json()["detail"] == "budget_ms is 101, but a search may take 1 to 100 ms"
+
+
+def test_get_takes_the_budget_and_never_caches_a_search(client: FlaskClient) -> None:
+    response = client.get(f"/v1/move?board={OPEN_FOUR}&budget_ms=20")
+    assert response.status_code == 200
+    assert response.get_json()["search"]["budget_ms"] == 20
+    # Even a proven answer reports the time its search took: it is not the same twice.
+    assert response.headers["Cache-Control"] == "no-store"
+    assert "ETag" not in response.headers
+    assert client.get(f"/v1/move?board={OPEN_FOUR}&budget_ms=0").status_code == 422
+
+
+# --- admission: a bounded number of searches, the rest refused at once ---
+
+
+def test_a_search_without_a_free_slot_is_refused_busy(search_app: SearchApp) -> None:
+    heard = Heard()
+    client = search_app(search_slots=TakenSlots(), on_search=heard).test_client()
+    for path in ("/v1/move", "/v1/analysis"):
+        response = client.post(path, json={"board": GOMOKU_OPENING})
+        assert response.status_code == 503
+        assert response.mimetype == "application/problem+json"
+        assert response.headers["Retry-After"] == "1"
+        assert response.headers["Cache-Control"] == "no-store"
+        assert response.get_json()["code"] == "busy"
+    assert heard.refusals == ["move", "analysis"]
+    assert heard.searches == []
+
+
+def test_tables_probes_and_bad_boards_never_wait_for_a_slot(search_app: SearchApp) -> None:
+    client = search_app(search_slots=TakenSlots()).test_client()
+    assert client.post("/v1/move", json={"board": "X...O...."}).status_code == 200
+    assert client.post("/v1/analysis", json={"board": "XO.............."}).status_code == 200
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/readyz").status_code == 200
+    # A board no game reaches is refused for what it is, not for the load.
+    impossible = client.post("/v1/move", json={"board": "XXX" + "." * 222})
+    assert (impossible.status_code, impossible.get_json()["code"]) == (422, "mark_count_gap")
+    easy = client.post("/v1/move", json={"board": GOMOKU_OPENING, "difficulty": "easy"})
+    assert easy.status_code == 200
+
+
+def test_a_slot_is_given_back_after_each_search(search_app: SearchApp) -> None:
+    slots = ThreadSlots(1)
+    client = search_app(search_slots=slots).test_client()
+    for _ in range(3):
+        move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
+        move(client, {"board": GOMOKU_OPENING, "budget_ms": 5}, "/v1/analysis")
+    release = slots.try_take()
+    assert release is not None
+    release()
+
+
+def test_a_slot_is_given_back_after_a_failure(search_app: SearchApp) -> None:
+    slots = ThreadSlots(1)
+    client = search_app(search_slots=slots).test_client()
+    bad_player = {"board": GOMOKU_OPENING, "player": "X"}
+    assert client.post("/v1/move", json=bad_player).status_code == 422
+    move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
+
+
+# --- batches ---
+
+
+def test_a_batch_searches_within_one_total_budget(search_app: SearchApp) -> None:
+    heard = Heard()
+    client = search_app(on_search=heard).test_client()
+    item = {"board": GOMOKU_OPENING, "budget_ms": 2000}
+    requests = [item, item, {"board": "X...O...."}, item, {**item, "difficulty": "easy"}]
+    results = move(client, {"requests": requests}, "/v1/moves")["results"]
+    assert [result.get("code") for result in results] == [
+        None,
+        None,
+        None,
+        "batch_budget_exceeded",
+        None,
+    ]
+    assert results[3]["status"] == 422
+    assert results[3]["errors"][0]["loc"] == ["requests", 3, "budget_ms"]
+    assert "5000 ms a batch may search for" in results[3]["detail"]
+    assert len(heard.searches) == 2
+
+
+def test_a_batch_that_needs_a_search_is_busy_as_a_whole(search_app: SearchApp) -> None:
+    client = search_app(search_slots=TakenSlots()).test_client()
+    tables_only = {"requests": [{"board": "X...O...."}, {"board": "XO.............."}]}
+    assert client.post("/v1/moves", json=tables_only).status_code == 200
+    mixed = {"requests": [{"board": "X...O...."}, {"board": GOMOKU_OPENING}]}
+    response = client.post("/v1/moves", json=mixed)
+    assert (response.status_code, response.get_json()["code"]) == (503, "busy")
+    assert response.headers["Retry-After"] == "1"
+
+
+def test_a_batch_item_with_a_bad_budget_gets_its_problem_in_its_slot(
+    client: FlaskClient,
+) -> None:
+    requests = [{"board": GOMOKU_OPENING, "budget_ms": 0}, {"board": "X...O...."}]
+    results = move(client, {"requests": requests}, "/v1/moves")["results"]
+    assert results[0]["code"] == "budget_out_of_range"
+    assert results[1]["move"] == 1
