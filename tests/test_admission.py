@@ -1,0 +1,100 @@
+"""Search slots shared across processes: a bounded number of searches at once, the rest
+refused at once with 503 busy, while tables and probes keep answering."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from service.ops.admission import FileSlots, SlotsDirectory
+from tests.helpers import ServerStarter
+from tests.test_observability import metric
+from tests.test_search_api import GOMOKU_OPENING
+
+HOLD_A_SLOT = """
+import sys, time
+from pathlib import Path
+from service.ops.admission import FileSlots
+release = FileSlots(Path(sys.argv[1]), 1).try_take()
+print("held" if release else "refused", flush=True)
+time.sleep(60)
+"""
+
+
+def test_each_slot_is_held_by_one_taker_at_a_time(tmp_path: Path) -> None:
+    first, second = FileSlots(tmp_path, 2), FileSlots(tmp_path, 2)
+    one, two = first.try_take(), second.try_take()
+    assert one is not None
+    assert two is not None
+    assert first.try_take() is None
+    assert second.try_take() is None
+    one()
+    three = second.try_take()
+    assert three is not None
+    three()
+    two()
+
+
+def test_a_slot_held_by_another_process_is_taken_and_freed_by_its_death(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_SLOT, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        assert FileSlots(tmp_path, 1).try_take() is None
+    finally:
+        holder.kill()  # SIGKILL: no clean-up runs, the kernel drops the lock
+        holder.communicate()
+    release = FileSlots(tmp_path, 1).try_take()
+    assert release is not None
+    release()
+
+
+def test_the_slots_directory_is_made_fresh_and_removed() -> None:
+    directory = SlotsDirectory.make()
+    assert directory.path.is_dir()
+    assert list(directory.path.iterdir()) == []
+    release = FileSlots(directory.path, 1).try_take()
+    assert release is not None
+    release()
+    directory.remove()
+    assert not directory.path.exists()
+
+
+def test_the_server_runs_one_search_per_slot_across_workers(serve: ServerStarter) -> None:
+    """One slot, two workers: a second search is refused whichever worker gets it, while
+    tables and probes answer; the refusal is counted."""
+    server = serve({"SEARCH_SLOTS": "1", "WEB_CONCURRENCY": "2"})
+    long_search = json.dumps({"board": GOMOKU_OPENING, "budget_ms": 3000}).encode()
+    answers: list[int] = []
+    searching = threading.Thread(
+        target=lambda: answers.append(server.request("POST", "/v1/move", long_search)[0])
+    )
+    try:
+        searching.start()
+        time.sleep(0.5)  # the long search has its slot by now
+        refused = [
+            server.request("POST", "/v1/move", json.dumps({"board": GOMOKU_OPENING}).encode())
+            for _ in range(4)
+        ]
+        table = server.request("POST", "/v1/move", b'{"board": "X...O...."}')
+        health = server.request("GET", "/healthz")
+        searching.join()
+        _, _, text = server.request("GET", "/metrics")
+    finally:
+        assert server.stop() == 0
+    assert answers == [200]
+    for status, headers, body in refused:
+        assert status == 503
+        assert headers["Retry-After"] == "1"
+        assert json.loads(body)["code"] == "busy"
+    assert table[0] == 200
+    assert health[0] == 200
+    scraped = text.decode()
+    assert metric(scraped, "bestmove_search_refusals_total", request="move") == 4
+    assert metric(scraped, "bestmove_search_duration_seconds_count", method="heuristic") == 1
