@@ -91,6 +91,26 @@ def test_the_grace_period_outlasts_the_drain(pod: dict[str, Any]) -> None:
     assert pod["terminationGracePeriodSeconds"] > int(env["GUNICORN_GRACEFUL_TIMEOUT"]) + pause
 
 
+def test_the_pod_is_sized_for_its_searches(pod: dict[str, Any]) -> None:
+    """One search slot and one worker per CPU the pod may use, and that CPU asked for: a
+    search keeps its CPU busy for its whole budget, within the workers' timeout."""
+    (container,) = pod["containers"]
+    env = {item["name"]: item["value"] for item in container["env"]}
+    cpus = int(container["resources"]["limits"]["cpu"])
+    assert container["resources"]["requests"]["cpu"] == container["resources"]["limits"]["cpu"]
+    assert int(env["SEARCH_SLOTS"]) == int(env["WEB_CONCURRENCY"]) == cpus
+    assert int(env["SEARCH_MAX_BUDGET_MS"]) < 30_000  # gunicorn's default worker timeout
+    assert container["livenessProbe"]["timeoutSeconds"] >= 1
+
+
+def test_the_autoscaler_scales_on_cpu_before_the_slots_run_out() -> None:
+    autoscaler = load("hpa.yaml")["spec"]
+    (metric,) = autoscaler["metrics"]
+    assert metric["resource"]["name"] == "cpu"
+    assert metric["resource"]["target"]["averageUtilization"] <= 70
+    assert autoscaler["behavior"]["scaleUp"]["stabilizationWindowSeconds"] == 0
+
+
 def test_the_service_and_autoscaler_point_at_the_deployment() -> None:
     deployment, service, autoscaler = (
         load("deployment.yaml"),

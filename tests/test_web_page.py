@@ -347,3 +347,73 @@ def test_the_page_links_to_the_docs(page: Page) -> None:
     page.page.goto(page.base_url + "/")
     page.page.click("text=API docs")
     page.page.wait_for_selector("#swagger-ui")
+
+
+# --- boards beyond the tables: searched, shown as such, on a phone ---
+
+
+def test_gomoku_plays_by_its_address_and_says_the_move_was_searched(page: Page) -> None:
+    page.page.goto(page.base_url + "/?rows=15&cols=15&k=5&difficulty=perfect&first=computer")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#rules")).to_have_text("15x15, 5 in a row")
+    assert page.page.locator(".cell").count() == 225
+    cells = page.cells()
+    assert cells.count("O") == 1  # the computer plays O, as the player keeps X
+    assert cells.count("") == 224
+    expect(page.page.locator("#engine")).to_have_text(
+        re.compile(r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven\.$")
+    )
+    computer_move = cells.index("O")
+    assert "last" in (page.page.get_attribute(f".cell[data-cell='{computer_move}']", "class") or "")
+    page.page.click(f".cell[data-cell='{(computer_move + 1) % 225}']")
+    page.wait_for_turn_or_end()
+    assert page.cells().count("X") == 1
+    assert page.cells().count("O") == 2
+
+
+def test_a_proven_move_and_a_tables_move_say_so(page: Page) -> None:
+    start_game(page, mark="X", first="computer", difficulty="perfect")
+    expect(page.page.locator("#engine")).to_have_text("Exact: from the game's solved table.")
+    start_game(page, mark="O", first="computer", difficulty="medium", game="rows=7&cols=7")
+    expect(page.page.locator("#engine")).to_have_text("Chosen without a search (medium).")
+
+
+def test_the_page_shows_the_computer_thinking(page: Page) -> None:
+    """While the answer is on its way the board says it is busy, then stops saying so."""
+    page.page.goto(page.base_url + "/?rows=9&cols=9&difficulty=perfect")
+    page.wait_for_turn_or_end()
+    held: list[Any] = []
+    page.page.route("**/v1/move", lambda route: held.append(route))
+    page.page.click(".cell[data-cell='40']")
+    board = page.page.locator("#board")
+    expect(board).to_have_class(re.compile(r"\bthinking\b"))
+    expect(board).to_have_attribute("aria-busy", "true")
+    expect(page.page.locator("#status")).to_have_text("Thinking…")
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_turn_or_end()
+    expect(board).not_to_have_class(re.compile(r"\bthinking\b"))
+    expect(board).to_have_attribute("aria-busy", "false")
+
+
+def test_a_15x15_board_fits_a_390_pixel_screen(browser: Any, served: tuple[str, Flask]) -> None:
+    base_url, _ = served
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = Page(context.new_page(), base_url)
+    phone.page.goto(base_url + "/?rows=15&cols=15&difficulty=easy&seed=3")
+    phone.wait_for_turn_or_end()
+    phone.page.click(".cell[data-cell='112']")
+    phone.wait_for_turn_or_end()
+    board = phone.page.locator("#board").bounding_box()
+    corner = phone.page.locator(".cell[data-cell='224']").bounding_box()
+    scroll_width = phone.page.evaluate("document.scrollingElement.scrollWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    phone.page.screenshot(path=str(ARTIFACTS / "phone-15x15.png"), full_page=True)
+    context.close()
+    assert scroll_width <= 390
+    assert board["x"] >= 0
+    assert board["x"] + board["width"] <= 390
+    assert corner["x"] + corner["width"] <= 390
+    assert corner["width"] >= 18, "a cell must stay big enough to tap"
+    assert abs(corner["width"] - corner["height"]) < 1, "cells stay square"
+    assert phone.errors == []

@@ -11,6 +11,7 @@ const page = {
   hint: document.getElementById("hint"),
   settings: document.getElementById("settings"),
   rules: document.getElementById("rules"),
+  engine: document.getElementById("engine"),
 };
 
 // The page's address can name a game and its settings, so that a link opens it:
@@ -41,6 +42,7 @@ const game = {
   over: false,
   winningCells: new Set(),
   hints: new Map(),
+  lastMove: null,
 };
 
 async function ask(path, body) {
@@ -69,6 +71,7 @@ function render() {
     cell.textContent = game.cells[index];
     cell.disabled = game.over || !game.yourTurn || game.cells[index] !== "";
     cell.classList.toggle("winning", game.winningCells.has(index));
+    cell.classList.toggle("last", index === game.lastMove);
     if (game.hints.has(index)) {
       cell.dataset.hint = game.hints.get(index);
     } else {
@@ -81,6 +84,30 @@ function render() {
 
 function say(words) {
   page.status.textContent = words;
+}
+
+function thinking(on) {
+  // Searches beyond 4x4 take up to their budget: show that the computer is at work.
+  page.board.classList.toggle("thinking", on);
+  page.board.setAttribute("aria-busy", String(on));
+}
+
+function showEngine(answer) {
+  // What the service knows of its move: exact from a table, proven by a search, or searched.
+  if (!("search" in answer)) {
+    page.engine.textContent = "Exact: from the game's solved table.";
+  } else if (answer.search === null) {
+    page.engine.textContent = `Chosen without a search (${answer.difficulty}).`;
+  } else if (answer.search.proven) {
+    page.engine.textContent =
+      `Proven (${answer.search.method}): the computer's ${answer.outcome}` +
+      ` in ${answer.plies_to_end} plies at most.`;
+  } else {
+    const { depth, nodes, time_ms: time } = answer.search;
+    page.engine.textContent =
+      `Searched ${depth} plies deep in ${Math.round(time)} ms ` +
+      `(${nodes.toLocaleString("en")} positions), not proven.`;
+  }
 }
 
 function showRules(rules) {
@@ -103,6 +130,7 @@ async function computerMove() {
   game.hints.clear();
   render();
   say("Thinking…");
+  thinking(true);
   const request = {
     board: game.cells,
     rules: game.rules,
@@ -113,7 +141,9 @@ async function computerMove() {
   try {
     const answer = await ask("/v1/move", request);
     showRules(answer.rules);
+    showEngine(answer);
     game.cells = answer.board;
+    game.lastMove = answer.move;
     if (answer.next_player === null) {
       finish(answer);
     } else {
@@ -123,6 +153,7 @@ async function computerMove() {
   } catch (error) {
     say(`Something went wrong: ${error.message}`);
   }
+  thinking(false);
   render();
 }
 
@@ -140,7 +171,13 @@ async function showHints() {
       rules: game.rules,
       player: game.you,
     });
-    game.hints = new Map(analysis.moves.map((ranked) => [ranked.move, ranked.outcome]));
+    // An outcome when it is known; beyond 4x4 unproven moves show the search's estimate.
+    game.hints = new Map(
+      analysis.moves.map((ranked) => [
+        ranked.move,
+        ranked.outcome ?? `${ranked.evaluation >= 0 ? "+" : ""}${ranked.evaluation.toFixed(2)}`,
+      ]),
+    );
     render();
   } catch (error) {
     say(`Something went wrong: ${error.message}`);
@@ -151,6 +188,8 @@ function drawBoard() {
   // One button a cell, in rows of the game's width; the service says what each holds.
   page.board.replaceChildren();
   page.board.style.gridTemplateColumns = `repeat(${game.rules.cols}, 1fr)`;
+  page.board.style.setProperty("--cols", String(game.rules.cols));
+  page.board.classList.toggle("wide", game.rules.cols > 4);
   page.board.dataset.cols = String(game.rules.cols);
   page.cells = game.cells.map((_, index) => {
     const cell = document.createElement("button");
@@ -180,8 +219,10 @@ async function newGame(event) {
   game.yourTurn = false;
   game.winningCells = new Set();
   game.hints.clear();
+  game.lastMove = null;
   delete page.board.dataset.result;
   page.rules.textContent = "";
+  page.engine.textContent = "";
   drawBoard();
   render();
   if (settings.get("first") === "computer") {
