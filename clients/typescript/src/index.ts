@@ -6,7 +6,7 @@ import type { components } from "./schema.js";
 
 type Schemas = components["schemas"];
 
-/** A board, its rules, and optionally who moves, the level and its seed. */
+/** A board, its rules, and optionally who moves, the level, its seed and a search budget. */
 export type MoveRequest = Schemas["MoveRequest"];
 /** The rules a request may name; every field optional (the service fills in its defaults). */
 export type RulesInput = Schemas["RulesInput"];
@@ -17,6 +17,8 @@ export type MoveResponse = Schemas["MoveResponse"];
 /** Every legal move ranked, best first, with its line of perfect play. */
 export type AnalysisResponse = Schemas["AnalysisResponse"];
 export type RankedMove = Schemas["RankedMove"];
+/** Beyond 4x4: what the search did for an answer, and whether its result is proven. */
+export type SearchReport = Schemas["SearchReport"];
 /** An RFC 9457 problem, with the service's stable `code`. */
 export type Problem = Schemas["Problem"];
 export type ProblemCode = Problem["code"];

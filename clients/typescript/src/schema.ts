@@ -19,20 +19,23 @@ export interface paths {
         };
         /**
          * The move on a board, cacheable
-         * @description The same answer as `POST /v1/move`, for a board given as a 9-character string in the
-         *     query. Perfect play and seeded choices never change, so they are answered with
-         *     `Cache-Control: public, max-age=31536000, immutable` and a strong `ETag`, and a
-         *     request with a matching `If-None-Match` gets 304. An unseeded random choice is
-         *     answered `Cache-Control: no-store`. Each parameter may be given once.
+         * @description The same answer as `POST /v1/move`, for a board given as a string in the query (one
+         *     character a cell). Perfect play and seeded choices from a table never change, so they
+         *     are answered with `Cache-Control: public, max-age=31536000, immutable` and a strong
+         *     `ETag`, and a request with a matching `If-None-Match` gets 304. An unseeded random
+         *     choice, and any answer of a game beyond the tables, is answered
+         *     `Cache-Control: no-store`. Each parameter may be given once.
          */
         get: operations["getMove"];
         put?: never;
         /**
          * The best move on a board
-         * @description Answers the move for the side to move on the posted board (the optimal one unless a
-         *     lower `difficulty` is asked for), its exact score, and the position after the move.
-         *     A finished board is answered 200 with `move` null, its status, winner and winning
-         *     lines.
+         * @description Answers the move for the side to move on the posted board (the best one unless a
+         *     lower `difficulty` is asked for), its score, and the position after the move. Up to
+         *     4x4 the answer is exact, from the game's table. Beyond, `perfect` and `hard` search
+         *     for up to `budget_ms` and the answer has a `search` object saying what is proven;
+         *     `medium` and `easy` need no search (`search` is null). A finished board is answered
+         *     200 with `move` null, its status, winner and winning lines.
          */
         post: operations["postMove"];
         delete?: never;
@@ -63,6 +66,14 @@ export interface paths {
          *     plies to the end under perfect play after it, and `line`, the moves of perfect play
          *     from it to the end of the game (same tie-break as `/v1/move`). A finished game
          *     answers with its status and an empty `moves`.
+         *
+         *     Beyond 4x4 the search ranks the candidate moves it looked at (the cells near the
+         *     marks most likely to matter, and every cell that ends a line; with 8 empty cells or
+         *     fewer, every move), each searched with the full window within `budget_ms`. Each move
+         *     has an `evaluation`, and a `score` only when proven (a win or loss at once, a loss
+         *     the opponent completes next, a threat win, or the exact search); `line` is the
+         *     replies the search expects. The position's `score` is given when the best move is a
+         *     proven win or every move is proven.
          */
         post: operations["postAnalysis"];
         delete?: never;
@@ -88,9 +99,15 @@ export interface paths {
         put?: never;
         /**
          * Many moves at once
-         * @description Answers up to 1000 move requests in one call, in order. A bad request does not fail
-         *     the batch: its slot holds the problem (same `status`, `code` and `detail`) it would
-         *     have had alone. More than 1000 is answered 422 `invalid_request`.
+         * @description Answers up to 1000 move requests in one call, in order, of any games. A bad request
+         *     does not fail the batch: its slot holds the problem (same `status`, `code` and
+         *     `detail`) it would have had alone. More than 1000 is answered 422 `invalid_request`.
+         *
+         *     The items that search (games beyond 4x4 at `perfect` or `hard`) may together take at
+         *     most the maximum budget of one search (5,000 ms by default: twenty searches at the
+         *     default 250 ms). An item whose `budget_ms` would go over that gets 422
+         *     `batch_budget_exceeded` in its slot and is not searched. The batch's searches hold one
+         *     search slot; when none is free the whole batch is answered 503 `busy`.
          */
         post: operations["postMoves"];
         delete?: never;
@@ -170,7 +187,11 @@ export interface paths {
          * @description Every worker process's metrics, summed, in Prometheus text format: the histogram
          *     `bestmove_http_request_duration_seconds` by endpoint, method and status (its
          *     `_count` is the number of requests), and `bestmove_moves_total` by outcome (`win`,
-         *     `draw`, `loss`, or `game_over` when the board was already finished).
+         *     `draw`, `loss`; `unknown` for a searched move whose outcome is not proven; `game_over`
+         *     when the board was already finished). Searches:
+         *     `bestmove_search_duration_seconds`, `bestmove_search_depth_plies` and
+         *     `bestmove_search_nodes` by `method`, and `bestmove_search_refusals_total` by
+         *     `request` (`move`, `analysis`, `batch`).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -210,7 +231,8 @@ export interface components {
     schemas: {
         /**
          * @description A board in any of the accepted encodings, optionally its rules (a game of the m,n,k
-         *     family; without them a 9-cell board is tic-tac-toe), and optionally who is to move.
+         *     family; without them a 9-cell board is tic-tac-toe), optionally who is to move, and
+         *     for a board beyond 4x4 how long its search may take.
          */
         MoveRequest: {
             board: components["schemas"]["Board"];
@@ -222,20 +244,29 @@ export interface components {
             player?: components["schemas"]["PlayerInput"] | null;
             difficulty?: components["schemas"]["Difficulty"];
             seed?: components["schemas"]["Seed"] | null;
+            budget_ms?: components["schemas"]["BudgetMs"] | null;
         };
         /**
+         * @description How long a search may take, in milliseconds, for a game beyond 4x4: 250 when absent
+         *     or null, at most the operator's `SEARCH_MAX_BUDGET_MS` (5,000 by default). Outside
+         *     that range: 422 `budget_out_of_range`. A game answered from its table ignores it.
+         *     The search keeps to it within a few milliseconds.
+         */
+        BudgetMs: number;
+        /**
          * @description Which game of the family: every field optional. `rows` and `cols` come from the
-         *     board when absent (a list of rows gives its shape; a flat board of 1, 4, 9 or 16
-         *     cells is square; any other length needs them); `k` defaults to the shorter side.
+         *     board when absent (a list of rows gives its shape; a flat board of a square number
+         *     of cells, 1, 4, 9, ... 225, is square; any other length needs them); `k` defaults to
+         *     the shorter side, but at most 5: min(rows, cols, 5).
          *     Out of range: 422 `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`; a
          *     board that does not fit: 422 `board_does_not_fit`.
          */
         RulesInput: {
-            /** @description The board's rows, 1 to 4. */
+            /** @description The board's rows, 1 to 15. */
             rows?: number | null;
-            /** @description The board's columns, 1 to 4. */
+            /** @description The board's columns, 1 to 15. */
             cols?: number | null;
-            /** @description The line length, 1 to max(rows, cols); the shorter side when absent. */
+            /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
             k?: number | null;
             /** @description Whoever completes a line loses; false by default. */
             misere?: boolean;
@@ -256,7 +287,8 @@ export interface components {
          *     when another move avoids it; otherwise random (at random among the moves that do not
          *     lose at once, those leaving the opponent the fewest winning replies). `hard`: one
          *     move in five as `medium`, otherwise perfect, so it keeps medium's promises. `easy`: a
-         *     random move that does not lose at once, when there is one.
+         *     random move that does not lose at once, when there is one. Beyond 4x4, "the best
+         *     move" is the search's choice, and only `perfect` and `hard` search.
          * @default perfect
          * @enum {string}
          */
@@ -276,29 +308,34 @@ export interface components {
         AnalysisResponse: {
             player: components["schemas"]["Mark"];
             status: components["schemas"]["GameStatus"];
-            /** @description The position's score for `player` under perfect play; null when over. */
+            /** @description The position's score for `player` under perfect play; null when over, or when a search did not prove it. */
             score: number | null;
             outcome: components["schemas"]["Outcome"] | null;
-            plies_to_end: number;
-            /** @description Every legal move, best first, then by cell; empty when over. */
+            /** @description Plies to the end under perfect play; 0 when over; null when not proven. */
+            plies_to_end: number | null;
+            /** @description Every legal move (beyond 4x4, every candidate searched), best first, then by cell; empty when over. */
             moves: components["schemas"]["RankedMove"][];
             rules: components["schemas"]["Rules"];
+            /** @description Only beyond 4x4 (absent from table answers); null when the game was already over. */
+            search?: components["schemas"]["SearchReport"] | null;
         };
         RankedMove: {
             move: number;
             row: number;
             col: number;
-            /** @description What this move is worth to `player` under perfect play after it. */
-            score: number;
-            outcome: components["schemas"]["Outcome"];
-            plies_to_end: number;
-            /** @description The moves of perfect play from this move to the end of the game. */
+            /** @description What this move is worth to `player` under perfect play after it; null when a search did not prove it. */
+            score: number | null;
+            outcome: components["schemas"]["Outcome"] | null;
+            plies_to_end: number | null;
+            /** @description The moves of perfect play from this move to the end of the game; beyond 4x4, the move and the replies the search expects. */
             line: number[];
+            /** @description Only beyond 4x4 (absent from table answers), the search's estimate for this move (see SearchReport). */
+            evaluation?: number;
         };
         /**
          * @description The cells in row-major order, in one of three encodings: a flat list of rows*cols
-         *     cells, a list of `rows` rows of `cols` cells, or a string of one character a cell
-         *     (9 cells and no `rules`: tic-tac-toe).
+         *     cells (at most 225), a list of `rows` rows of `cols` cells (at most 15 of 15), or a
+         *     string of one character a cell (9 cells and no `rules`: tic-tac-toe).
          */
         Board: components["schemas"]["BoardCells"] | components["schemas"]["BoardRows"] | components["schemas"]["BoardText"];
         /** @description The cells, 0 at the top left, row by row. */
@@ -309,7 +346,7 @@ export interface components {
         BoardText: string;
         /**
          * @description "X" or "O" in either case; an empty cell as null, "", " ", "_", "-" or "."; or an empty
-         *     cell as its own flat index 0-15 (any other integer is answered 422 `invalid_request`).
+         *     cell as its own flat index 0-224 (any other integer is answered 422 `invalid_request`).
          */
         Cell: components["schemas"]["CellSymbol"] | components["schemas"]["CellIndex"] | null;
         /** @description A mark, X or O in either case, or an empty cell as "", " ", "_", "-" or ".". */
@@ -330,14 +367,16 @@ export interface components {
             /**
              * @description The chosen move's own score: with N cells, `N + 1 - p` for a forced win in p plies
              *     (counting the move), 0 for a draw, `p - (N + 1)` for a forced loss (on 3x3: `10 - p`
-             *     and `p - 10`); null when over.
+             *     and `p - 10`); null when over, and beyond 4x4 whenever it is not proven. A proven
+             *     win of the threat search scores the plies of its run of fours: the win lasts at
+             *     most that long (a faster one may exist).
              */
             score: number | null;
-            /** @description How the game ends for `player` under perfect play after the chosen move; null when over. */
+            /** @description How the game ends for `player` under perfect play after the chosen move; null when over or not proven. */
             outcome: components["schemas"]["Outcome"] | null;
-            /** @description Plies until the game ends under perfect play, counting this move; 0 when over. */
-            plies_to_end: number;
-            /** @description Every move with the best score, ascending; empty when over. */
+            /** @description Plies until the game ends under perfect play, counting this move; 0 when over; null when not proven. */
+            plies_to_end: number | null;
+            /** @description Every move with the best score, ascending; empty when over. Beyond 4x4, the search's choice alone (empty when the level did not search). */
             best_moves: number[];
             /** @description The board after the move (unchanged when over), cells as "X", "O" or "". */
             board: ("X" | "O" | "")[];
@@ -352,9 +391,43 @@ export interface components {
             /** @description Who moves next; null when the game is over. */
             next_player: components["schemas"]["Mark"] | null;
             difficulty: components["schemas"]["Difficulty"];
-            /** @description Whether the chosen move is among `best_moves`; null when over. */
+            /**
+             * @description Whether the chosen move is among the best; null when over. Beyond 4x4, true only
+             *     when proven (a win at once; the rules' loss in two; the exact search; a threat
+             *     win in three plies), false when proven worse, null when not known.
+             */
             optimal: boolean | null;
             rules: components["schemas"]["Rules"];
+            /** @description Only beyond 4x4 (absent from table answers); null when the game was over or the level chose without searching. */
+            search?: components["schemas"]["SearchReport"] | null;
+        };
+        /** @description What the search did for an answer beyond 4x4, and how sure it is. */
+        SearchReport: {
+            /**
+             * @description How the answer was decided. `rules`: a win at once, or two cells where the
+             *     opponent wins next (a loss in two). `threats`: a run of moves each leaving the
+             *     opponent one cell to stop a win, ending in two (a forced win). `exact`: every line
+             *     of play to the end (8 empty cells or fewer). `heuristic`: alpha-beta with
+             *     iterative deepening until the budget ran out; its value is an estimate.
+             * @enum {string}
+             */
+            method: "rules" | "threats" | "exact" | "heuristic";
+            /** @description Whether `score` and `outcome` are certain. Never true for `heuristic`. */
+            proven: boolean;
+            /**
+             * @description The search's estimate for the mover, from -1 (lost) to 1 (won): exactly 1, 0 or -1
+             *     when proven; a heuristic end seen in the pruned tree is 0.99 or -0.99; otherwise
+             *     tanh of the window count (about 0.0 on an even opening).
+             */
+            evaluation: number;
+            /** @description The plies of the last depth finished (0 when the rules alone decided). */
+            depth: number;
+            /** @description The positions the search visited. */
+            nodes: number;
+            /** @description The time the search took, its set-up included; at most the budget and a few milliseconds. */
+            time_ms: number;
+            /** @description The budget the search was given. */
+            budget_ms: number;
         };
         /** @enum {string} */
         Outcome: "win" | "draw" | "loss";
@@ -381,7 +454,7 @@ export interface components {
              * @description Stable for programs. The codes of the game's rules and of the service's own checks come first (`both_players_lost` and `loser_not_last_to_move` are the misère forms of two rules); then one code for each error status the HTTP layer can give, so that no failure leaves with a code outside this list (most are never sent: see the README's table of errors).
              * @enum {string}
              */
-            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
+            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
             /** @description For 422 answers, every reason with its location in the body. */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -402,6 +475,11 @@ export interface components {
          *     - `winner_not_last_to_move`: the side with three in a row has fewer marks, so it
          *       cannot have made the last move.
          *     - `wrong_player`: `player` is not the side with fewer marks.
+         *     - `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`, `board_does_not_fit`:
+         *       the rules name no game of the family, or the board does not fit them.
+         *     - `budget_out_of_range`: `budget_ms` is below 1 or above the operator's maximum.
+         *     - `batch_budget_exceeded` (in a batch's slot): this item's search would take the
+         *       batch's searches past the maximum budget.
          */
         Unprocessable: {
             headers: {
@@ -409,6 +487,31 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description Every search slot is taken (`busy`): this board needs a search and none can start
+         *     now. Answered at once, never queued; try again after `Retry-After` seconds. Boards
+         *     up to 4x4 are answered from their tables whatever the load.
+         */
+        Busy: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Service Unavailable",
+                 *       "status": 503,
+                 *       "detail": "every search slot is taken: answers from the tables go on, but this board needs a search; try again in 1 s",
+                 *       "code": "busy"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -531,12 +634,13 @@ export interface operations {
                 player?: components["schemas"]["PlayerInput"];
                 difficulty?: components["schemas"]["Difficulty"];
                 seed?: components["schemas"]["Seed"];
-                /** @description The board's rows, 1 to 4 (see RulesInput); from the board's length when absent. */
+                /** @description The board's rows, 1 to 15 (see RulesInput); from the board's length when absent. */
                 rows?: number;
-                /** @description The board's columns, 1 to 4. */
+                /** @description The board's columns, 1 to 15. */
                 cols?: number;
-                /** @description The line length, 1 to max(rows, cols); the shorter side when absent. */
+                /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
                 k?: number;
+                budget_ms?: components["schemas"]["BudgetMs"];
                 /** @description Whoever completes a line loses (`true` or `false`, `1` or `0`). */
                 misere?: boolean;
             };
@@ -556,7 +660,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["RequestId"];
-                    /** @description `public, max-age=31536000, immutable`, or `no-store` for an unseeded random choice. */
+                    /** @description `public, max-age=31536000, immutable`, or `no-store` for an unseeded random choice or a searched game. */
                     "Cache-Control": string;
                     /** @description A strong validator of the answer, when it is cacheable. */
                     ETag?: string;
@@ -580,6 +684,7 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
         };
     };
     postMove: {
@@ -618,6 +723,7 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
         };
     };
     postAnalysis: {
@@ -656,6 +762,7 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
         };
     };
     postMoves: {
@@ -694,6 +801,7 @@ export interface operations {
             422: components["responses"]["Unprocessable"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
         };
     };
     getHealth: {

@@ -70,8 +70,30 @@ describe("against the live service", () => {
   });
 
   it("says which rule is out of range", async () => {
-    const error = await failure(client.move({ board: "X........", rules: { rows: 9 } }));
+    const error = await failure(client.move({ board: "X........", rules: { rows: 16 } }));
     expect(error.code).toBe("rows_out_of_range");
+  });
+
+  it("reports what the search proved beyond 4x4", async () => {
+    // 7x7, five in a row: X has an open four and wins at once.
+    const board = "......." + "......." + ".XXXX.." + ".OOO..." + "......." + "......O" + ".......";
+    const answer = await client.move({ board, budget_ms: 100 });
+    expect(answer.move).toBe(14);
+    expect(answer.score).toBe(49);
+    expect(answer.search).toMatchObject({ method: "rules", proven: true, budget_ms: 100 });
+  });
+
+  it("never calls a searched estimate a score", async () => {
+    const answer = await client.move({ board: ".".repeat(112) + "X" + ".".repeat(112), budget_ms: 50 });
+    expect(answer.rules).toEqual({ rows: 15, cols: 15, k: 5, misere: false });
+    expect(answer.score).toBeNull();
+    expect(answer.search?.proven).toBe(false);
+    expect(answer.search?.evaluation).toBeGreaterThan(-1);
+  });
+
+  it("refuses a budget out of range with its own code", async () => {
+    const error = await failure(client.move({ board: ".".repeat(49), budget_ms: 0 }));
+    expect(error.code).toBe("budget_out_of_range");
   });
 
   it("reports health and readiness", async () => {
@@ -97,7 +119,7 @@ function busy(retryAfter: string): Response {
     title: "Service Unavailable",
     status: 503,
     detail: "every search slot is taken",
-    code: "not_ready",
+    code: "busy",
   };
   return new Response(JSON.stringify(problem), {
     status: 503,
