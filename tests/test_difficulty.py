@@ -376,3 +376,20 @@ def test_the_levels_keep_their_promises_on_big_boards(seed: int) -> None:
             assert move in own
         elif difficulty is Difficulty.MEDIUM and theirs:
             assert move in theirs
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_medium_plays_near_the_marks_on_boards_beyond_the_tables(seed: int) -> None:
+    """Its free choice on 15x15 is within two cells of a mark, as a person's would be."""
+    rules = Rules(15, 15, 5)
+    rng = random.Random(seed)
+    board, player = Board.empty(rules), Mark.X
+    for _ in range(rng.randrange(1, 6)):
+        board = board.play(rng.choice(board.empty_cells()), player)
+        player = player.opponent
+    if board.completing(player) or board.completing(player.opponent):
+        return
+    move = choose_move(board, player, never_asked, Difficulty.MEDIUM, random.Random(seed))
+    row, col = divmod(move, 15)
+    marks = [divmod(cell, 15) for cell, mark in enumerate(board.cells) if mark]
+    assert any(abs(row - r) <= 2 and abs(col - c) <= 2 for r, c in marks)

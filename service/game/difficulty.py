@@ -18,6 +18,12 @@ from service.game.board import Board, Mark
 #: The share of moves the "hard" level plays as "medium" does instead of perfectly.
 HARD_RANDOM_SHARE = 0.2
 
+#: On boards bigger than every table (16 cells), medium's free choice stays near the marks:
+#: a random cell across 15x15 is no move a person would make.
+NEAR_PLAY_ABOVE_CELLS = 16
+#: How far, in king moves, "near" reaches.
+NEAR = 2
+
 
 class Difficulty(enum.Enum):
     """How well the engine plays: only "perfect" is deterministic."""
@@ -56,7 +62,8 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
 
     The moves that win at once, if there are any. Otherwise, of the moves that do not lose
     at once (all moves, if every one does), those that leave the opponent the fewest moves
-    that win at once: none when that can be avoided. Under normal rules that is "take a win,
+    that win at once: none when that can be avoided; on a board of more than 16 cells,
+    those within two cells of a mark when there are any. Under normal rules that is "take a win,
     else block", and where two threats cannot both be blocked, block one.
     """
     if board.rules.misere:
@@ -67,7 +74,24 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
         return wins
     # A mark of one side never completes the other's line, so a move leaves every threat of
     # the opponent's but the one it takes: the fewest are left by taking one, if any exist.
-    return board.completing(player.opponent) or board.empty_cells()
+    return board.completing(player.opponent) or _near_the_marks(board, board.empty_cells())
+
+
+def _near_the_marks(board: Board, moves: tuple[int, ...]) -> tuple[int, ...]:
+    """Return the moves within NEAR of a mark on a board beyond the tables' size, if any."""
+    rules = board.rules
+    if rules.cell_count <= NEAR_PLAY_ABOVE_CELLS:
+        return moves
+    marked = [divmod(cell, rules.cols) for cell, mark in enumerate(board.cells) if mark]
+    near = tuple(
+        move
+        for move in moves
+        if any(
+            abs(move // rules.cols - row) <= NEAR and abs(move % rules.cols - col) <= NEAR
+            for row, col in marked
+        )
+    )
+    return near or moves
 
 
 def moves_not_losing_at_once(board: Board, player: Mark) -> tuple[int, ...]:
