@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 from flask.testing import FlaskClient
 
 from service.game.board import Board, Mark
-from service.game.engine import Engine, Evaluation
+from service.game.engine import Engine, Evaluation, MoveAdvice
 from service.ops.tables import open_tables
 from tests.helpers import ServiceFactory
 
@@ -54,6 +56,27 @@ def test_not_ready_while_the_solver_answers_wrongly(
     assert "does not answer a known position correctly" in response.get_json()["detail"]
     # Liveness does not depend on the solver.
     assert make_service(engine=wrong).test_client().get("/healthz").status_code == 200
+
+
+class WrongSearchEngine(Engine):
+    """An engine whose tables are right but whose search plays the lowest empty cell."""
+
+    def advise(self, board: Board, *args: Any, **kwargs: Any) -> MoveAdvice:
+        advice = super().advise(board, *args, **kwargs)
+        if self.holds(board.rules) or advice.chosen is None:
+            return advice
+        lowest = dataclasses.replace(advice.chosen, move=board.empty_cells()[0])
+        return dataclasses.replace(advice, chosen=lowest)
+
+
+def test_not_ready_while_the_search_answers_wrongly(
+    tables_dir: Path, make_service: ServiceFactory
+) -> None:
+    wrong = WrongSearchEngine(open_tables(tables_dir))
+    assert wrong.answers_every_game()
+    response = make_service(engine=wrong).test_client().get("/readyz")
+    assert response.status_code == 503
+    assert "does not answer a known position correctly" in response.get_json()["detail"]
 
 
 def test_not_ready_while_the_solver_fails(tables_dir: Path, make_service: ServiceFactory) -> None:

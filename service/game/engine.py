@@ -25,6 +25,9 @@ Position = tuple[Board, Mark]
 #: How long a search of a game beyond the tables takes unless the caller says otherwise.
 DEFAULT_BUDGET_SECONDS = 0.25
 
+#: A 7x7 position, five in a row, X to move: an open four, won at once on cell 14 (or 19).
+SEARCH_CHECK = "...............XXXX...OOO................O......."
+
 
 class Outcome(enum.Enum):
     """How the game ends for the side to move under perfect play."""
@@ -377,12 +380,21 @@ class Engine:
         )
 
     def answers_known_position(self) -> bool:
-        """Return whether the table finds the one winning move on a known position."""
+        """Return whether the table, and the search, find the winning move of known positions."""
         try:
             advice = self.advise(Board.from_text("O.XX.X.OO"))
+            # And the search: on 7x7, five in a row, X's open four wins at once on cell 14.
+            searched = self.advise(Board.from_text(SEARCH_CHECK, Rules(7, 7, 5)))
         except Exception:
             return False
-        return advice.move == 4 and advice.chosen is not None and advice.chosen.score == 9
+        return (
+            advice.move == 4
+            and advice.chosen is not None
+            and advice.chosen.score == 9
+            and searched.move == 14
+            and searched.search is not None
+            and searched.search.proven
+        )
 
 
 def _score_at_once(after: Board, mover: Mark) -> int | None:
