@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -59,3 +61,20 @@ def missing_tool(what: str, how_ci_gets_it: str, how_to_install: str) -> NoRetur
     if os.environ.get("CI"):
         pytest.fail(f"CI must have {what}: {how_ci_gets_it}")
     pytest.skip(f"{what} is missing ({how_to_install})")
+
+
+def run_short_script(module: str, *arguments: str, tables_dir: Path) -> str:
+    """Run one of the repository's load scripts in its short form on the session's tables;
+    return what it printed (shown with -s, or on failure)."""
+    result = subprocess.run(
+        [sys.executable, "-m", module, *arguments, "--short", "--tables-dir", str(tables_dir)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=300,
+        check=False,
+    )
+    print(result.stdout)  # noqa: T201 -- the figures
+    if result.stderr.strip():
+        print(result.stderr[-3000:])  # noqa: T201 -- the reason, when it failed
+    return result.stdout

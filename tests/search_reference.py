@@ -47,17 +47,7 @@ def wins_in_three(game: Game, text: str, mover: str, move: int) -> bool:
     opponent answers (and it must be able to answer without winning), a win follows."""
     if completes(game, text, move, mover):
         return False  # a win in one, not three
-    after = placed(text, move, mover)
-    replies = empties(after)
-    if not replies:
-        return False
-    for reply in replies:
-        if completes(game, after, reply, other(mover)):
-            return False
-        answered = placed(after, reply, other(mover))
-        if not any(completes(game, answered, cell, mover) for cell in empties(answered)):
-            return False
-    return True
+    return move_wins_within(game, text, mover, move, 3)
 
 
 def move_wins_within(game: Game, text: str, mover: str, move: int, plies: int) -> bool:

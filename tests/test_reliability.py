@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import missing_tool
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import missing_tool, run_short_script
 
 
 @pytest.fixture(scope="module")
@@ -24,22 +20,5 @@ def hey() -> str:
 
 @pytest.mark.parametrize("check", ["load", "kill-worker", "sigterm"])
 def test_the_service_survives(hey: str, check: str, tables_dir: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scripts.reliability",
-            check,
-            "--short",
-            "--tables-dir",
-            str(tables_dir),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        check=False,
-    )
-    print(result.stdout)  # noqa: T201 -- the figures, shown with -s or on failure
-    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
-    assert result.stdout.startswith("PASS")
+    output = run_short_script("scripts.reliability", check, tables_dir=tables_dir)
+    assert output.startswith("PASS"), output

@@ -9,25 +9,15 @@ refused with 503 busy and Retry-After, and nothing else fails.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import run_short_script
 
 
 def test_searches_under_load_never_fail_a_probe(tables_dir: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "scripts.search_load", "--short", "--tables-dir", str(tables_dir)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-        check=False,
-    )
-    print(result.stdout)  # noqa: T201 -- the figures, shown with -s or on failure
-    checks = {line["check"]: line for line in map(json.loads, result.stdout.splitlines())}
-    assert len(checks) == 4, result.stderr[-3000:]
+    output = run_short_script("scripts.search_load", tables_dir=tables_dir)
+    checks = {line["check"]: line for line in map(json.loads, output.splitlines())}
+    assert len(checks) == 4, output
     baseline, alone, loaded, refusals = checks.values()
     assert baseline["probe_failures"] == 0
     assert alone["searches"] > 0

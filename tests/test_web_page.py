@@ -325,16 +325,22 @@ def test_the_page_fits_a_phone(browser: Any, served: tuple[str, Flask]) -> None:
     context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True)
     phone = Page(context.new_page(), base_url)
     phone.page.goto(base_url + "/")
-    box = phone.page.locator("#board").bounding_box()
-    scroll_width = phone.page.evaluate("document.scrollingElement.scrollWidth")
-    ARTIFACTS.mkdir(exist_ok=True)
-    phone.page.screenshot(path=str(ARTIFACTS / "phone.png"), full_page=True)
+    box = board_on_screen(phone, 360, "phone.png")
     context.close()
-    assert scroll_width <= 360
-    assert box["x"] >= 0
-    assert box["x"] + box["width"] <= 360
     assert box["width"] >= 250, "the board should use the phone's width"
     assert phone.errors == []
+
+
+def board_on_screen(phone: Page, width: int, screenshot: str) -> dict[str, float]:
+    """Save a screenshot; assert nothing scrolls sideways and the board fits; return its box."""
+    box: dict[str, float] = phone.page.locator("#board").bounding_box()
+    scroll_width = phone.page.evaluate("document.scrollingElement.scrollWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    phone.page.screenshot(path=str(ARTIFACTS / screenshot), full_page=True)
+    assert scroll_width <= width
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= width
+    return box
 
 
 def test_the_interactive_docs_render_the_contract_from_the_service_alone(page: Page) -> None:
@@ -404,15 +410,9 @@ def test_a_15x15_board_fits_a_390_pixel_screen(browser: Any, served: tuple[str, 
     phone.wait_for_turn_or_end()
     phone.page.click(".cell[data-cell='112']")
     phone.wait_for_turn_or_end()
-    board = phone.page.locator("#board").bounding_box()
+    board_on_screen(phone, 390, "phone-15x15.png")
     corner = phone.page.locator(".cell[data-cell='224']").bounding_box()
-    scroll_width = phone.page.evaluate("document.scrollingElement.scrollWidth")
-    ARTIFACTS.mkdir(exist_ok=True)
-    phone.page.screenshot(path=str(ARTIFACTS / "phone-15x15.png"), full_page=True)
     context.close()
-    assert scroll_width <= 390
-    assert board["x"] >= 0
-    assert board["x"] + board["width"] <= 390
     assert corner["x"] + corner["width"] <= 390
     assert corner["width"] >= 18, "a cell must stay big enough to tap"
     assert abs(corner["width"] - corner["height"]) < 1, "cells stay square"
