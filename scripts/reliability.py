@@ -159,9 +159,9 @@ def check_load(workdir: Path, body: Path, seconds: float) -> bool:
 
 
 def check_kill_worker(workdir: Path, body: Path, seconds: float) -> bool:
-    """kill -9 one worker under load: failures bounded by the connections it held (a gthread
-    worker keeps its clients' connections open between requests, and each may lose the
-    request on it), the master replaces it, and throughput recovers within 2 s."""
+    """kill -9 one worker under load: failures bounded by its requests in flight (a gthread
+    worker accepts connections ahead of its threads, one request on each, so at most the
+    load's connections), the master replaces it, and throughput recovers within 2 s."""
     server = start_server(workdir)
     load = start_hey(server.url, seconds, CONNECTIONS, body)
     time.sleep(seconds / 3)
@@ -188,7 +188,9 @@ def check_kill_worker(workdir: Path, body: Path, seconds: float) -> bool:
          if throughput(answers, start, start + 0.5) >= 0.9 * baseline),
         None,
     )  # fmt: skip
-    in_flight_bound = CONNECTIONS  # at most every connection of the load was the victim's
+    # Without keep-alive each connection carries one request: at most every one of the
+    # load's connections was waiting on the victim when it died.
+    in_flight_bound = CONNECTIONS
     return verdict(
         "kill -9 of one worker under load",
         report.failed <= in_flight_bound and replaced_after is not None

@@ -201,7 +201,7 @@ def test_the_documented_defaults() -> None:
         "threads": 4,
         "timeout": 30,
         "graceful_timeout": 20,
-        "keepalive": 5,
+        "keepalive": 0,
         "max_requests": 100_000,
         "max_requests_jitter": 10_000,
         "preload_app": True,

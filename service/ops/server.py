@@ -40,7 +40,11 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
         "threads": whole_number(environ, "GUNICORN_THREADS", 4),
         "timeout": whole_number(environ, "GUNICORN_TIMEOUT", 30),
         "graceful_timeout": whole_number(environ, "GUNICORN_GRACEFUL_TIMEOUT", 20),
-        "keepalive": whole_number(environ, "GUNICORN_KEEPALIVE", 5),
+        # No keep-alive by default: a gthread worker keeps a kept-alive connection for good,
+        # so a burst of clients can pile onto one worker (one core, one interpreter lock)
+        # and stay there, and a killed worker takes all of them with it. A connection per
+        # request spreads the load over the workers on every request, as sync workers did.
+        "keepalive": whole_number(environ, "GUNICORN_KEEPALIVE", 0, minimum=0),
         # Recycle workers now and then, spread out so that they never all restart at once.
         "max_requests": whole_number(environ, "GUNICORN_MAX_REQUESTS", 100_000, minimum=0),
         "max_requests_jitter": whole_number(
