@@ -21,6 +21,13 @@ COPY service ./service
 # The installer itself is not needed at run time.
 RUN pip install --no-cache-dir --no-deps . \
     && pip uninstall --yes pip setuptools
+# The search compiled once here (about 10 s), from the installed package's own files (numba
+# keys its cache by their path and time), for a generic CPU of this architecture, so that
+# the cache serves any machine the image runs on and a container never compiles.
+ENV NUMBA_CACHE_DIR=/opt/bestmove/jit \
+    NUMBA_CPU_NAME=generic
+# -P: the installed package, not the sources beside it in /src.
+RUN python -P -m service.game.search
 
 FROM python:3.12-slim
 # A numeric user, so that an orchestrator can verify it is not root (runAsNonRoot).
@@ -28,8 +35,13 @@ RUN groupadd --system --gid 10001 bestmove \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin bestmove
 COPY --from=build /opt/venv /opt/venv
 COPY --from=build /opt/bestmove/tables /opt/bestmove/tables
+COPY --from=build /opt/bestmove/jit /opt/bestmove/jit
+# numba reads its cache only where it may write: `python -m service` copies this one under
+# /tmp at start (service.ops.jit_cache).
 ENV PATH=/opt/venv/bin:$PATH \
     TABLES_DIR=/opt/bestmove/tables \
+    NUMBA_CACHE_DIR=/opt/bestmove/jit \
+    NUMBA_CPU_NAME=generic \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PORT=8000

@@ -4,7 +4,9 @@ Three seeded positions of five in a row on 15x15 from the search's own play, whe
 rules and the threat search prove nothing (so the heuristic search decides): an opening
 (4 marks), a middle game (40 marks) and an endgame (100 marks), each searched with the
 default budget of 250 ms. For each: the depth finished, the nodes, nodes per second, and
-the time used against the budget. Rounds alternate the positions; medians are reported.
+the time used against the budget, for the search the service runs (compiled by numba) and,
+beside it in the same rounds, the pure-Python search it is held to node for node. Rounds
+alternate the positions and the two searches; medians are reported.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import statistics
 
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import Method, search
+from service.game.search import Method, prepare, search
 
 GOMOKU = Rules(15, 15, 5)
 
@@ -52,23 +54,33 @@ def seeded_position(marks: int, seed: int = 2026) -> tuple[Board, Mark]:
 POSITIONS = {"opening": 4, "middle game": 40, "endgame": 100}
 
 
-def measure(rounds: int = 5, budget_ms: int = 250) -> dict[str, dict[str, float]]:
-    """Search each position `rounds` times; return the medians of what each search did."""
+def measure(rounds: int = 5, budget_ms: int = 250) -> dict[str, dict[str, dict[str, float]]]:
+    """Search each position `rounds` times with each search; return the medians, by position
+    then by search ("compiled", "pure")."""
     positions = {name: seeded_position(marks) for name, marks in POSITIONS.items()}
-    found: dict[str, list[tuple[int, int, float]]] = {name: [] for name in positions}
+    prepare()  # loads (or compiles) the compiled search outside the clock
+    kinds = {"compiled": True, "pure": False}
+    found: dict[str, dict[str, list[tuple[int, int, float]]]] = {
+        name: {kind: [] for kind in kinds} for name in positions
+    }
     for _ in range(rounds):
         for name, (board, mover) in positions.items():
-            result = search(board, mover, budget_ms / 1000)
-            found[name].append((result.depth, result.nodes, result.seconds))
+            for kind, compiled in kinds.items():
+                result = search(board, mover, budget_ms / 1000, compiled=compiled)
+                found[name][kind].append((result.depth, result.nodes, result.seconds))
     return {
-        name: {
-            "depth": statistics.median(depth for depth, _, _ in runs),
-            "nodes": statistics.median(nodes for _, nodes, _ in runs),
-            "nodes_per_second": statistics.median(nodes / seconds for _, nodes, seconds in runs),
-            "time_over_budget": statistics.median(seconds for _, _, seconds in runs)
-            / (budget_ms / 1000),
-        }
-        for name, runs in found.items()
+        name: {kind: _medians(runs, budget_ms) for kind, runs in by_kind.items()}
+        for name, by_kind in found.items()
+    }
+
+
+def _medians(runs: list[tuple[int, int, float]], budget_ms: int) -> dict[str, float]:
+    return {
+        "depth": statistics.median(depth for depth, _, _ in runs),
+        "nodes": statistics.median(nodes for _, nodes, _ in runs),
+        "nodes_per_second": statistics.median(nodes / seconds for _, nodes, seconds in runs),
+        "time_over_budget": statistics.median(seconds for _, _, seconds in runs)
+        / (budget_ms / 1000),
     }
 
 
@@ -79,13 +91,18 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=250)
     arguments = parser.parse_args()
     figures = measure(arguments.rounds, arguments.budget_ms)
-    print("| position | depth | nodes | nodes per second | time / budget |")
-    print("|---|---|---|---|---|")
-    for name, row in figures.items():
-        print(
-            f"| {name} | {row['depth']:.0f} | {row['nodes']:.0f} | "
-            f"{row['nodes_per_second']:,.0f} | {row['time_over_budget']:.3f} |"
-        )
+    print(
+        "| position | search | depth | nodes | nodes per second | time / budget "
+        "| nodes per second / pure |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name, by_kind in figures.items():
+        for kind, row in by_kind.items():
+            ratio = row["nodes_per_second"] / by_kind["pure"]["nodes_per_second"]
+            print(
+                f"| {name} | {kind} | {row['depth']:.0f} | {row['nodes']:,.0f} | "
+                f"{row['nodes_per_second']:,.0f} | {row['time_over_budget']:.3f} | {ratio:.1f}x |"
+            )
 
 
 if __name__ == "__main__":

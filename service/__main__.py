@@ -8,13 +8,22 @@ import os
 import sys
 
 from service.ops.admission import SlotsDirectory
-from service.ops.server import ProductionServer, gunicorn_settings, prepare_metrics_dir
+from service.ops.jit_cache import prepare_jit_cache
 from service.ops.settings import Settings, SettingsError
 from service.ops.tables import open_tables
 
 
 def main() -> None:
     """Serve the app with gunicorn, configured from the environment."""
+    # First: numba picks its cache when the search is imported, which the server's module
+    # does (its workers' hooks know the app's extensions).
+    jit_cache = prepare_jit_cache(os.environ)
+    from service.ops.server import (  # noqa: PLC0415
+        ProductionServer,
+        gunicorn_settings,
+        prepare_metrics_dir,
+    )
+
     try:
         # Fail before gunicorn starts, with one line rather than a traceback per worker.
         settings = Settings.from_environ(os.environ)
@@ -38,6 +47,8 @@ def main() -> None:
     def on_exit(_server: object) -> None:
         metrics_dir.remove_if_temporary()
         slots_dir.remove()
+        if jit_cache is not None:
+            jit_cache.remove_if_temporary()
 
     # gunicorn calls it in the master as the server stops, after the workers have exited.
     server_settings["on_exit"] = on_exit

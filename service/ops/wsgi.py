@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import sys
+import time
+from typing import TextIO
 
 from flask import Flask
 
 from service.api.app import create_app
 from service.game.engine import Engine
 from service.game.rules import FAMILY
+from service.game.search import prepare
 from service.ops.admission import FileSlots
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
@@ -22,7 +26,8 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
     Without `settings`, they are read from the environment. Without `engine`, every game's
     table is opened from the settings' directory, those missing solved first, once whatever
     the processes (or, with no directory, every game is solved in memory here). Either way
-    every game is solved before the app exists, never inside a request. With the settings'
+    every game is solved before the app exists, never inside a request; and the compiled
+    search is loaded from its cache, or compiled, likewise. With the settings'
     `search_slots_dir`, searches take slots shared with every process using that directory.
     """
     settings = settings if settings is not None else Settings.from_environ(os.environ)
@@ -32,6 +37,7 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
             if settings.tables_dir is not None
             else Engine.build(FAMILY)
         )
+    _prepare_search()
     metrics = Metrics(settings.metrics_dir)
     slots = (
         FileSlots(settings.search_slots_dir, settings.app.search_slots)
@@ -47,3 +53,15 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
     )
     observe(app, metrics, AccessLog() if settings.access_log else None)
     return app
+
+
+def _prepare_search(log: TextIO = sys.stderr) -> None:
+    """Load the compiled search before any request needs it; say so if it had to compile."""
+    started = time.perf_counter()
+    compiled = prepare()
+    if compiled:
+        log.write(
+            f"bestmove: compiled the search in {time.perf_counter() - started:.1f} s "
+            f"({compiled} functions; no prepared cache had them)\n"
+        )
+        log.flush()

@@ -1,0 +1,429 @@
+"""The alpha-beta of `service.game.search`, compiled by numba: the same search, 15 to 30 times
+the positions a second.
+
+It is the pure-Python alpha-beta of `Search` move for move: the same window counts and
+promises, the same candidates in the same order, the same transposition table, the same
+node count, the same deadline read every `CLOCK_EVERY` nodes. Tests hold the two to the same
+answers, so that the pure one remains the readable specification of this one.
+
+A position lives in a few NumPy arrays (a `Kernel`), changed in place by `_play` and `_undo`.
+Every function here releases the interpreter lock while it runs (`nogil`), so that a search
+leaves the other threads of its worker free to answer, and two searches in one worker each
+use a core. The machine code is cached on disk (`cache=True`): next to this file, or under
+`NUMBA_CACHE_DIR`, where the Docker image prepares it at build time (`python -m
+service.game.search`). `service.game.search.prepare` loads it, or compiles it once (about
+10 s), before any request needs it.
+
+The deadline is read from the operating system's monotonic clock (`clock_gettime`), called
+from the compiled code itself, so that the search stops on its own clock without the lock.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.typed import Dict
+
+#: Values of proven ends in the search: far above any heuristic, less the plies to them.
+MATE = 1_000_000
+HEURISTIC_LIMIT = MATE // 2
+
+#: How many of a node's best-looking candidates the heuristic search tries.
+CANDIDATES_TRIED = 16
+
+#: The deadline is read once in this many nodes: the clock costs more than a node.
+CLOCK_EVERY = 64
+
+#: What a compiled search returns when its deadline or node limit has passed.
+ABORTED = -(2**62)
+
+#: No node limit: more nodes than any search visits.
+UNLIMITED_NODES = 2**62
+
+#: A transposition table entry: the depth searched, the value, its bound (-1 at most,
+#: 0 exact, 1 at least) and the best move found.
+_ENTRY = types.UniTuple(types.int64, 4)
+
+Ints = npt.NDArray[np.int64]
+
+#: A game as the compiled search takes it: windows (W x k), windows_of (cells x most, -1
+#: padded), near (cells x most, -1 padded), weights, Zobrist keys (cells x 3), the centre
+#: cell, k.
+GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int]
+
+
+class Kernel(NamedTuple):
+    """One search's compiled state: the game's arrays, the position's, the table, the limits."""
+
+    geometry: GeometryArrays
+    #: cells, counts (W x 3), near_marks, promise, [value, empty], [hash].
+    state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64]]
+    table: Any  # a numba typed Dict: uint64 hash -> (depth, value, bound, move)
+    #: [nodes so far, the node limit, the deadline in monotonic nanoseconds].
+    limits: Ints
+
+
+@intrinsic
+def _monotonic_ns(typing_context):  # type: ignore[no-untyped-def]
+    """Read CLOCK_MONOTONIC in nanoseconds, by a call to the C library, without the lock."""
+    del typing_context
+
+    def codegen(context, builder, signature, arguments):  # type: ignore[no-untyped-def]
+        del context, signature, arguments
+        int64 = ir.IntType(64)
+        timespec = ir.LiteralStructType([int64, int64])  # time_t, long: 64-bit on 64-bit
+        function = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.IntType(32), [ir.IntType(32), timespec.as_pointer()]),
+            "clock_gettime",
+        )
+        place = cgutils.alloca_once(builder, timespec)
+        builder.call(function, [ir.Constant(ir.IntType(32), time.CLOCK_MONOTONIC), place])
+        seconds = builder.load(cgutils.gep_inbounds(builder, place, 0, 0))
+        nanoseconds = builder.load(cgutils.gep_inbounds(builder, place, 0, 1))
+        return builder.add(builder.mul(seconds, ir.Constant(int64, 1_000_000_000)), nanoseconds)
+
+    return types.int64(), codegen
+
+
+@njit(cache=True, nogil=True)
+def monotonic_ns() -> int:
+    """Return the monotonic clock the compiled search reads, in nanoseconds."""
+    return _monotonic_ns()  # type: ignore[call-arg]  # numba passes the context
+
+
+# --- the position: play, undo and what follows from the counts ---
+
+
+@njit(cache=True, nogil=True)
+def _value_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
+    if theirs == 0:
+        return weights[mine]
+    return -weights[theirs] if mine == 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
+    total = 0
+    if theirs == 0:
+        total += weights[mine + 1]
+    if mine == 0:
+        total += weights[theirs + 1]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
+    windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
+    counts, promise, scalars = state[1], state[3], state[4]
+    other = 3 - player
+    sign = 1 if player == 1 else -1
+    completed = False
+    for slot in range(windows_of.shape[1]):
+        window = windows_of[cell, slot]
+        if window < 0:
+            break
+        before = counts[window, player]
+        theirs = counts[window, other]
+        after = before + step
+        counts[window, player] = after
+        if after == k:
+            completed = True
+        scalars[0] += sign * (
+            _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
+        )
+        change = _promise_of(weights, after, theirs) - _promise_of(weights, before, theirs)
+        if change != 0:
+            for member in range(k):
+                promise[windows[window, member]] += change
+    return completed
+
+
+@njit(cache=True, nogil=True)
+def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
+    near, keys = geometry[2], geometry[4]
+    cells, near_marks, scalars, zobrist = state[0], state[2], state[4], state[5]
+    completed = _recount(geometry, state, cell, player, 1)
+    cells[cell] = player
+    scalars[1] -= 1
+    zobrist[0] ^= keys[cell, player]
+    for slot in range(near.shape[1]):
+        neighbour = near[cell, slot]
+        if neighbour < 0:
+            break
+        near_marks[neighbour] += 1
+    return completed
+
+
+@njit(cache=True, nogil=True)
+def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
+    near, keys = geometry[2], geometry[4]
+    cells, near_marks, scalars, zobrist = state[0], state[2], state[4], state[5]
+    player = cells[cell]
+    _recount(geometry, state, cell, player, -1)
+    cells[cell] = 0
+    scalars[1] += 1
+    zobrist[0] ^= keys[cell, player]
+    for slot in range(near.shape[1]):
+        neighbour = near[cell, slot]
+        if neighbour < 0:
+            break
+        near_marks[neighbour] -= 1
+
+
+@njit(cache=True, nogil=True)
+def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
+    """Return the empty cells where `player` completes a line, ascending."""
+    windows, k = geometry[0], geometry[6]
+    cells, counts = state[0], state[1]
+    marked = np.zeros(cells.shape[0], dtype=np.bool_)
+    found = 0
+    for window in range(windows.shape[0]):
+        if counts[window, player] == k - 1 and counts[window, 3 - player] == 0:
+            for member in range(k):
+                cell = windows[window, member]
+                if cells[cell] == 0 and not marked[cell]:
+                    marked[cell] = True
+                    found += 1
+    result = np.empty(found, dtype=np.int64)
+    at = 0
+    for cell in range(cells.shape[0]):
+        if marked[cell]:
+            result[at] = cell
+            at += 1
+    return result
+
+
+@njit(cache=True, nogil=True)
+def new_state(geometry, marks):  # type: ignore[no-untyped-def]
+    """Return the state of a position: `marks` holds 0 (empty), 1 (X) or 2 (O) per cell."""
+    windows_of, weights = geometry[1], geometry[3]
+    size = marks.shape[0]
+    promise = np.zeros(size, dtype=np.int64)
+    for cell in range(size):
+        for slot in range(windows_of.shape[1]):
+            if windows_of[cell, slot] >= 0:
+                promise[cell] += weights[1] * 2
+    state = (
+        np.zeros(size, dtype=np.int64),
+        np.zeros((geometry[0].shape[0], 3), dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        promise,
+        np.array([0, size], dtype=np.int64),
+        np.zeros(1, dtype=np.uint64),
+    )
+    for cell in range(size):
+        if marks[cell] != 0:
+            _play(geometry, state, cell, marks[cell])
+    return state
+
+
+@njit(cache=True, nogil=True)
+def new_table():  # type: ignore[no-untyped-def]
+    """Return an empty transposition table."""
+    return Dict.empty(key_type=types.uint64, value_type=_ENTRY)
+
+
+# --- the search ---
+
+
+@njit(cache=True, nogil=True)
+def _out_of_time(limits):  # type: ignore[no-untyped-def]
+    """Count a node; return whether the node limit or the deadline has passed."""
+    limits[0] += 1
+    if limits[0] > limits[1]:
+        return True
+    return limits[0] % CLOCK_EVERY == 0 and _monotonic_ns() >= limits[2]  # type: ignore[call-arg]  # numba passes it
+
+
+@njit(cache=True, nogil=True)
+# The pure search's candidates, branch for branch: hence the branches.
+def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
+    centre = geometry[5]
+    cells, near_marks, promise = state[0], state[2], state[3]
+    size = cells.shape[0]
+    if not misere:
+        wins = _completing(geometry, state, player)
+        if wins.shape[0] > 0:
+            return wins[:1]
+        if not exact:
+            threats = _completing(geometry, state, 3 - player)
+            if threats.shape[0] > 0:
+                return threats  # any other move lets the opponent complete a line next
+    count = 0
+    for cell in range(size):
+        if cells[cell] == 0 and (exact or near_marks[cell] > 0):
+            count += 1
+    if count == 0:
+        first = centre
+        if cells[centre] != 0:
+            for cell in range(size):
+                if cells[cell] == 0:
+                    first = cell
+                    break
+        return np.array([first], dtype=np.int64)
+    moves = np.empty(count, dtype=np.int64)
+    keys = np.empty(count, dtype=np.int64)
+    at = 0
+    for cell in range(size):
+        if cells[cell] == 0 and (exact or near_marks[cell] > 0):
+            moves[at] = cell
+            keys[at] = -promise[cell] * size + cell  # by (-promise, cell), as the pure sort
+            at += 1
+    ordered = moves[np.argsort(keys, kind="mergesort")]
+    if not exact:
+        ordered = ordered[:CANDIDATES_TRIED]
+    if hint >= 0:
+        for at in range(ordered.shape[0]):
+            if ordered[at] == hint:
+                for back in range(at, 0, -1):
+                    ordered[back] = ordered[back - 1]
+                ordered[0] = hint
+                break
+    return ordered
+
+
+@njit(cache=True, nogil=True)
+def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
+    value = state[4][0] if player_who_moved == 1 else -state[4][0]
+    if misere:
+        value = -value
+    return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, value))
+
+
+@njit(cache=True, nogil=True)
+# The pure search's negamax, branch for branch.
+def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
+    geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits
+):
+    if _out_of_time(limits):
+        return ABORTED
+    original_alpha = alpha
+    key = state[5][0]
+    hint = -1
+    if key in table:
+        stored_depth, stored_value, bound, stored_move = table[key]
+        hint = stored_move
+        if stored_depth >= depth and ply > 0:
+            if bound == 0:
+                return stored_value
+            if bound < 0 and stored_value <= alpha:
+                return stored_value
+            if bound > 0 and stored_value >= beta:
+                return stored_value
+    moves = _candidates(geometry, state, player, hint, misere, exact)
+    best_value = -MATE - 1
+    best_move = moves[0]
+    for at in range(moves.shape[0]):
+        move = moves[at]
+        if _play(geometry, state, move, player):
+            # Completing a line ends the game at once: won, or under misère lost.
+            value = -(MATE - ply - 1) if misere else MATE - ply - 1
+        elif state[4][1] == 0:
+            value = 0
+        elif depth <= 1:
+            value = _heuristic(state, player, misere)
+        else:
+            deeper = _negamax(
+                geometry, state, table, 3 - player, depth - 1, -beta, -alpha, ply + 1,
+                misere, exact, limits,
+            )  # fmt: skip
+            if deeper == ABORTED:
+                _undo(geometry, state, move)
+                return ABORTED
+            value = -deeper
+        _undo(geometry, state, move)
+        if value > best_value:
+            best_value = value
+            best_move = move
+        alpha = max(alpha, value)
+        if alpha >= beta:
+            break
+    bound = -1 if best_value <= original_alpha else (1 if best_value >= beta else 0)
+    table[key] = (depth, best_value, bound, best_move)
+    return best_value
+
+
+@njit(cache=True, nogil=True)
+def root_value(geometry, state, table, mover, depth, misere, exact, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Search the position `depth` plies deep; return (value, move), or (ABORTED, -1)."""
+    # The ply as a plain int64, as the recursion passes it: a literal 0 would compile a
+    # second negamax calling the first, which numba's cache cannot link (numba#6061).
+    ply = np.int64(0)
+    value = _negamax(geometry, state, table, mover, depth, -MATE - 1, MATE + 1, ply, misere,
+                     exact, limits)  # fmt: skip
+    if value == ABORTED:
+        return ABORTED, -1
+    return value, table[state[5][0]][3]
+
+
+@njit(cache=True, nogil=True)
+def value_after(geometry, state, table, move, mover, depth, misere, exact, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return a move's value searched `depth` plies deep, the move included, or ABORTED."""
+    limits[0] += 1  # not a look at the clock: one ply must always finish
+    _play(geometry, state, move, mover)
+    if depth <= 1:
+        value = _heuristic(state, mover, misere)
+    else:
+        ply = np.int64(1)  # not a literal: see root_value
+        value = _negamax(geometry, state, table, 3 - mover, depth - 1, -MATE - 1, MATE + 1, ply,
+                         misere, exact, limits)  # fmt: skip
+        if value != ABORTED:
+            value = -value
+    _undo(geometry, state, move)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def expected_line(geometry, state, table, move, mover, depth):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return a move and the replies the table holds best after it, up to `depth` plies."""
+    cells = state[0]
+    played = np.empty(depth, dtype=np.int64)
+    played[0] = move
+    count = 1
+    player = mover
+    ended = _play(geometry, state, move, player)
+    while not ended and state[4][1] > 0 and count < depth:
+        player = 3 - player
+        key = state[5][0]
+        if key not in table:
+            break
+        reply = table[key][3]
+        if cells[reply] != 0:
+            break
+        played[count] = reply
+        count += 1
+        ended = _play(geometry, state, reply, player)
+    for at in range(count - 1, -1, -1):
+        _undo(geometry, state, played[at])
+    return played[:count]
+
+
+# --- from Python ---
+
+
+def kernel(
+    geometry: GeometryArrays,
+    marks: Ints,
+    deadline_ns: int,
+    max_nodes: int | None,
+) -> Kernel:
+    """Return the compiled state of one search of a position, with its deadline and limit."""
+    limits = np.array(
+        [0, UNLIMITED_NODES if max_nodes is None else max_nodes, deadline_ns], dtype=np.int64
+    )
+    return Kernel(geometry, new_state(geometry, marks), new_table(), limits)
+
+
+def compilations() -> int:
+    """Return how many of the functions called from Python were compiled in this process,
+    rather than loaded from the cache."""
+    called = (monotonic_ns, new_state, new_table, root_value, value_after, expected_line)
+    return sum(sum(function.stats.cache_misses.values()) for function in called)
