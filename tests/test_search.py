@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.game.search import EXACT_EMPTY_CELLS, Method, search
+from service.game.search import EXACT_EMPTY_CELLS, Method, Search, search
 from tests import search_reference as brute
 from tests.family_reference import Game, other
 from tests.strategies import family_positions
@@ -268,3 +268,16 @@ def test_eight_empty_cells_on_15x15_are_solved_exactly_in_few_nodes(
     result = search(board, Mark.X, TIME, max_nodes=5000)
     assert result.proven
     assert result.method in (Method.EXACT, Method.RULES, Method.THREATS)
+
+
+#: 9x9, five in a row, X to move: X has many fours to try and no win by them (2,398 nodes).
+MANY_FOURS = ".....OXOO....OO.OX...O...XX.......X......XOX.........X........X..O..............."
+
+
+@pytest.mark.parametrize("node_limit", range(5, 2400, 97))
+def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(node_limit: int) -> None:
+    """The search goes on after it (with what time is left), so it must see the same board."""
+    found = Search(Board.from_text(MANY_FOURS, Rules(9, 9, 5)), Mark.X, TIME, max_nodes=node_limit)
+    before = (list(found.position.cells), found.position.hash, found.position.value)
+    assert found._threat_line() is None
+    assert (list(found.position.cells), found.position.hash, found.position.value) == before
