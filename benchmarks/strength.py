@@ -22,7 +22,7 @@ import pyspiel
 
 from service.game.board import Board, GameStatus, Mark
 from service.game.rules import Rules
-from service.game.search import search
+from service.game.search import prepare, search
 
 BOARDS = (Rules(7, 7, 5), Rules(9, 9, 5), Rules(15, 15, 5))
 
@@ -105,6 +105,7 @@ def main() -> None:
     parser.add_argument("--boards", nargs="+", default=[f"{r.rows}x{r.cols}" for r in BOARDS])
     arguments = parser.parse_args()
     chosen = [rules for rules in BOARDS if f"{rules.rows}x{rules.cols}" in arguments.boards]
+    prepare()  # the compiled search loaded before the first move, as the service does
     games = []
     for rules in chosen:
         for simulations in arguments.simulations:

@@ -1,0 +1,233 @@
+"""`python -m benchmarks.gomocup BRAIN`: the search against any engine that speaks the
+Gomocup protocol, driven as a separate process over its standard input and output.
+
+The protocol (https://plastovicka.github.io/protocl2en.htm) is how Gomocup's manager talks
+to its brains: `START 15`, `INFO timeout_turn 250`, then `BOARD` (the position so far,
+ending `DONE`; the brain answers its move) and `TURN x,y` (the opponent's move; the brain
+answers its own as `x,y`, x the column). Lines the brain sends starting MESSAGE, DEBUG,
+SUGGEST or UNKNOWN are notes, not answers. Nothing of the brain is linked or shipped:
+bring your own (Gomocup publishes many; dhbloo/rapfi, the 2024 champion, builds on Linux
+with CMake).
+
+Both sides get the same time a move. Each game starts from a different opening, one mark
+each near the centre chosen by a seeded generator (deterministic engines would otherwise
+play one game over and over), and is played to the end; the service's own board follows
+every move and decides it: five or more in a row wins (Gomocup's rule 0, freestyle).
+
+    python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import random
+import subprocess
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from service.game.board import Board, GameStatus, Mark
+from service.game.rules import Rules
+from service.game.search import prepare, search
+
+GOMOKU = Rules(15, 15, 5)
+#: Lines a brain may send at any time that are not an answer.
+NOTES = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
+
+
+class BrainError(Exception):
+    """Raised when a brain answers something the protocol does not allow, or nothing."""
+
+
+class Brain:
+    """A Gomocup brain in its own process, told of each move and asked for its own."""
+
+    def __init__(self, command: list[str], rules: Rules, budget_ms: int) -> None:
+        self.rules = rules
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            cwd=Path(command[0]).resolve().parent,
+        )
+        if self.process.stdin is None or self.process.stdout is None:
+            raise BrainError("the brain's pipes did not open")
+        self.to_brain, self.from_brain = self.process.stdin, self.process.stdout
+        size = f"{rules.cols}" if rules.rows == rules.cols else f"{rules.cols},{rules.rows}"
+        command_name = "START" if rules.rows == rules.cols else "RECTSTART"
+        self._send(f"{command_name} {size}")
+        if self._answer() != "OK":
+            raise BrainError(f"the brain cannot play {rules.describe()}")
+        for key, value in (("timeout_turn", budget_ms), ("timeout_match", 0), ("rule", 0)):
+            self._send(f"INFO {key} {value}")
+
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def board(self, moves: list[tuple[int, bool]]) -> int:
+        """Give the brain a position (each move: cell, whether it is the brain's); its move."""
+        self._send("BOARD")
+        for cell, own in moves:
+            row, col = divmod(cell, self.rules.cols)
+            self._send(f"{col},{row},{1 if own else 2}")
+        self._send("DONE")
+        return self._move()
+
+    def turn(self, cell: int) -> int:
+        """Tell the brain the opponent played `cell`; return the brain's answer."""
+        row, col = divmod(cell, self.rules.cols)
+        self._send(f"TURN {col},{row}")
+        return self._move()
+
+    def close(self) -> None:
+        """Tell the brain to end, make sure it does, and close the pipes."""
+        try:
+            if self.process.poll() is None:
+                self._send("END")
+                self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        finally:
+            for pipe in (self.to_brain, self.from_brain):
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+    def _send(self, line: str) -> None:
+        self.to_brain.write(line + "\r\n")
+        self.to_brain.flush()
+
+    def _answer(self) -> str:
+        while True:
+            line = self.from_brain.readline()
+            if not line:
+                raise BrainError("the brain closed its output")
+            line = line.strip()
+            if line and not line.upper().startswith(NOTES):
+                return line
+
+    def _move(self) -> int:
+        answer = self._answer()
+        try:
+            col, row = (int(part) for part in answer.split(","))
+        except ValueError as error:
+            raise BrainError(f"not a move: {answer!r}") from error
+        if not (0 <= row < self.rules.rows and 0 <= col < self.rules.cols):
+            raise BrainError(f"off the board: {answer!r}")
+        return row * self.rules.cols + col
+
+
+@dataclass(frozen=True)
+class Game:
+    """One finished game, from the search's side."""
+
+    seed: int
+    search_first: bool
+    result: str
+    plies: int
+    longest_search_seconds: float
+    longest_brain_seconds: float
+
+
+def opening(rules: Rules, seed: int) -> list[int]:
+    """Return two seeded cells within two of the centre: X's first move, then O's."""
+    centre_row, centre_col = rules.rows // 2, rules.cols // 2
+    near = [
+        row * rules.cols + col
+        for row in range(centre_row - 2, centre_row + 3)
+        for col in range(centre_col - 2, centre_col + 3)
+    ]
+    return random.Random(seed).sample(near, 2)
+
+
+def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
+    """Play one game of the search against the brain; return how it ended for the search.
+
+    The brain learns the position with BOARD the first time it is to move (the opening, and
+    the search's first move if it came first), then each of the search's moves with TURN."""
+    ours = Mark.X if search_first else Mark.O
+    board, mover = Board.empty(rules), Mark.X
+    history: list[tuple[int, Mark]] = []
+    brain_knows = False
+    longest_search = longest_brain = 0.0
+    with Brain(command, rules, budget_ms) as brain:
+        for cell in opening(rules, seed):
+            history.append((cell, mover))
+            board, mover = board.play(cell, mover), mover.opponent
+        while not board.status().is_over:
+            if mover is ours:
+                found = search(board, mover, budget_ms / 1000)
+                longest_search = max(longest_search, found.seconds)
+                cell = found.move
+            else:
+                started = time.perf_counter()
+                if brain_knows:
+                    cell = brain.turn(history[-1][0])  # the search's move, just played
+                else:
+                    cell = brain.board([(played, mark is not ours) for played, mark in history])
+                    brain_knows = True
+                longest_brain = max(longest_brain, time.perf_counter() - started)
+                if board.cells[cell] is not None:
+                    raise BrainError(f"the brain played on a taken cell: {cell}")
+            history.append((cell, mover))
+            board, mover = board.play(cell, mover), mover.opponent
+    status = board.status()
+    won = GameStatus.X_WON if ours is Mark.X else GameStatus.O_WON
+    result = "draw" if status is GameStatus.DRAW else "win" if status is won else "loss"
+    plies = rules.cell_count - len(board.empty_cells())
+    return Game(seed, search_first, result, plies, longest_search, longest_brain)
+
+
+def table(games: list[Game], name: str, budget_ms: int) -> str:
+    """Return a markdown table of wins, draws and losses by side."""
+    lines = [
+        "| opponent | time a move | search moves | wins | draws | losses | longest search "
+        "| longest brain move |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for first in (True, False):
+        chosen = [game for game in games if game.search_first is first]
+        if not chosen:
+            continue
+        counts = Counter(game.result for game in chosen)
+        lines.append(
+            f"| {name} | {budget_ms} ms | {'first' if first else 'second'} | {counts['win']} | "
+            f"{counts['draw']} | {counts['loss']} | "
+            f"{max(game.longest_search_seconds for game in chosen) * 1000:.0f} ms | "
+            f"{max(game.longest_brain_seconds for game in chosen) * 1000:.0f} ms |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Play the games and print each, then the table."""
+    parser = argparse.ArgumentParser(description="The search against a Gomocup brain.")
+    parser.add_argument("brain", nargs="+", help="the brain's command line")
+    parser.add_argument("--games", type=int, default=4, help="games as each side")
+    parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
+    arguments = parser.parse_args()
+    prepare()
+    games = []
+    for search_first in (True, False):
+        for seed in range(arguments.games):
+            finished = play(arguments.brain, GOMOKU, seed, search_first, arguments.budget_ms)
+            print(finished, flush=True)
+            games.append(finished)
+    print(table(games, Path(arguments.brain[0]).name, arguments.budget_ms))
+
+
+if __name__ == "__main__":
+    main()

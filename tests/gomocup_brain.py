@@ -1,0 +1,63 @@
+"""A minimal Gomocup brain for the protocol driver's tests: it plays the first empty cell
+in reading order (or, with `--garbage`, answers nonsense). Run as its own process."""
+
+from __future__ import annotations
+
+import sys
+
+
+def say(line: str) -> None:
+    """Send a line to the manager at once: it waits for it."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    """Answer the manager's commands on standard input until END."""
+    garbage = "--garbage" in sys.argv
+    width = height = 0
+    taken: set[tuple[int, int]] = set()
+
+    def move() -> None:
+        if garbage:
+            say("MESSAGE thinking\r\nsomewhere")
+            return
+        for row in range(height):
+            for col in range(width):
+                if (col, row) not in taken:
+                    taken.add((col, row))
+                    say(f"{col},{row}")
+                    return
+
+    reading_board = False
+    for raw in sys.stdin:
+        line = raw.strip()
+        command = line.split(" ", 1)[0].upper()
+        if reading_board:
+            if command == "DONE":
+                reading_board = False
+                move()
+            else:
+                col, row, _who = (int(part) for part in line.split(","))
+                taken.add((col, row))
+        elif command in ("START", "RECTSTART"):
+            sizes = line.split(" ", 1)[1].split(",")
+            width, height = int(sizes[0]), int(sizes[-1])
+            taken.clear()
+            say("OK")
+        elif command == "BOARD":
+            reading_board = True
+        elif command == "TURN":
+            col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
+            taken.add((col, row))
+            move()
+        elif command == "BEGIN":
+            move()
+        elif command == "END":
+            return
+        elif command != "INFO":
+            say(f"UNKNOWN {line}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The Gomocup protocol driver of `benchmarks.gomocup`, against a minimal brain of the
+tests' own (`tests/gomocup_brain.py`), in its own process as a real brain would be."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.gomocup import BrainError, opening, play, table
+from service.game.rules import Rules
+
+BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
+GOMOKU = Rules(15, 15, 5)
+
+
+@pytest.mark.parametrize("search_first", [True, False])
+def test_a_game_against_a_brain_is_played_to_its_end(search_first: bool) -> None:
+    """The brain plays the first empty cells; the search blocks its row and wins."""
+    game = play(BRAIN, GOMOKU, seed=0, search_first=search_first, budget_ms=20)
+    assert game.result == "win"
+    assert 9 <= game.plies < 60
+    assert game.longest_brain_seconds > 0
+
+
+def test_a_brain_that_answers_no_move_is_an_error() -> None:
+    with pytest.raises(BrainError, match="not a move"):
+        play([*BRAIN, "--garbage"], GOMOKU, seed=0, search_first=False, budget_ms=20)
+
+
+def test_openings_differ_by_seed_and_stay_near_the_centre() -> None:
+    openings = {tuple(opening(GOMOKU, seed)) for seed in range(8)}
+    assert len(openings) == 8
+    for cells in openings:
+        assert all(abs(cell // 15 - 7) <= 2 and abs(cell % 15 - 7) <= 2 for cell in cells)
+
+
+def test_the_table_counts_each_side() -> None:
+    games = [
+        play(BRAIN, GOMOKU, seed=seed, search_first=first, budget_ms=20)
+        for first in (True, False)
+        for seed in range(2)
+    ]
+    rows = table(games, "first-empty", 20).splitlines()
+    assert rows[2].startswith("| first-empty | 20 ms | first | 2 | 0 | 0 |")
+    assert rows[3].startswith("| first-empty | 20 ms | second | 2 | 0 | 0 |")
