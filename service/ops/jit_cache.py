@@ -7,24 +7,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from service.ops.directories import WorkingDirectory
 
 #: numba's own variable: the directory of its cache of compiled functions.
 JIT_CACHE_VARIABLE = "NUMBA_CACHE_DIR"
-
-
-@dataclass(frozen=True, slots=True)
-class JitCache:
-    """The cache numba will use, and whether this process made it (a copy to remove)."""
-
-    path: Path
-    temporary: bool
-
-    def remove_if_temporary(self) -> None:
-        """Remove the copy this process made; keep an operator's directory."""
-        if self.temporary:
-            shutil.rmtree(self.path, ignore_errors=True)
 
 
 def writable(directory: Path) -> bool:
@@ -34,7 +22,7 @@ def writable(directory: Path) -> bool:
 
 def prepare_jit_cache(
     environ: MutableMapping[str, str], *, may_write: Callable[[Path], bool] = writable
-) -> JitCache | None:
+) -> WorkingDirectory | None:
     """Point numba at a cache it can use: the one named if writable, else a copy of it.
 
     numba opens a cache only where it can write a file, even to read from it, and gives up
@@ -48,9 +36,9 @@ def prepare_jit_cache(
         return None
     prepared = Path(given)
     if prepared.is_dir() and may_write(prepared):
-        return JitCache(prepared, temporary=False)
+        return WorkingDirectory(prepared, temporary=False)
     copy = Path(tempfile.mkdtemp(prefix="bestmove-jit-"))
     if prepared.is_dir():
         shutil.copytree(prepared, copy, dirs_exist_ok=True)
     environ[JIT_CACHE_VARIABLE] = str(copy)
-    return JitCache(copy, temporary=True)
+    return WorkingDirectory(copy, temporary=True)

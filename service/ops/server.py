@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -15,6 +13,7 @@ from gunicorn.app.base import BaseApplication
 
 from service.api.services import EXTENSION_KEY
 from service.ops import gunicorn_errors
+from service.ops.directories import WorkingDirectory
 from service.ops.settings import (
     DEFAULT_PORT,
     METRICS_DIR_VARIABLE,
@@ -62,22 +61,7 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class MetricsDirectory:
-    """Where the workers share their metrics, and whether this process made it."""
-
-    path: Path
-    #: Made here under the temporary directory, so removed when the server stops; an
-    #: operator's own directory is kept.
-    temporary: bool
-
-    def remove_if_temporary(self) -> None:
-        """Remove the directory if this process made it; keep an operator's."""
-        if self.temporary:
-            shutil.rmtree(self.path, ignore_errors=True)
-
-
-def prepare_metrics_dir(environ: MutableMapping[str, str]) -> MetricsDirectory:
+def prepare_metrics_dir(environ: MutableMapping[str, str]) -> WorkingDirectory:
     """Give the worker processes an empty directory to share metrics through.
 
     Must run before the app is imported: prometheus_client reads the variable on import.
@@ -86,12 +70,12 @@ def prepare_metrics_dir(environ: MutableMapping[str, str]) -> MetricsDirectory:
     """
     given = environ.get(METRICS_DIR_VARIABLE, "").strip()
     if given:
-        directory = MetricsDirectory(Path(given), temporary=False)
+        directory = WorkingDirectory(Path(given), temporary=False)
         directory.path.mkdir(parents=True, exist_ok=True)
         for stale in directory.path.glob("*.db"):
             stale.unlink()
     else:
-        directory = MetricsDirectory(
+        directory = WorkingDirectory(
             Path(tempfile.mkdtemp(prefix="bestmove-metrics-")), temporary=True
         )
     environ[METRICS_DIR_VARIABLE] = str(directory.path)
