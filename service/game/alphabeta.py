@@ -1,4 +1,4 @@
-"""The alpha-beta of `service.game.search`, compiled by numba: the same search, 15 to 30 times
+"""The alpha-beta of `service.game.search`, compiled by numba: the same search, 13 to 27 times
 the positions a second.
 
 It is the pure-Python alpha-beta of `Search` move for move: the same window counts and

@@ -19,8 +19,9 @@ best move of the last depth it finished. Its value is a heuristic: the marks eac
 in every k-cell window the other side has not entered, weighted by how full the window is.
 
 The alpha-beta runs compiled (`service.game.alphabeta`, numba) unless asked not to
-(`compiled=False`): the same search, node for node, at 15 to 30 times the speed. The pure
-one below is its specification, and the one a test's own clock can drive.
+(`compiled=False`): the same search, node for node, at 13 to 27 times the speed
+(docs/SEARCH.md). The pure one below is its specification, and the one a test's own clock
+can drive.
 
 Proven scores use the tables' convention (`Rules.max_score`): a win in p plies scores
 max_score - p, a loss after p plies p - max_score, a draw 0.
@@ -528,32 +529,27 @@ class Search:
         )
         for cell in candidates:
             self._count_node()
-            if position.play(cell, attacker):
+            completed = position.play(cell, attacker)
+            # Out of time or not, every move is taken back: the search goes on after this.
+            try:
+                if completed:
+                    return cell, 1
+                blocks = position.completing(attacker)
+                if len(blocks) >= 2 and position.empty >= 2:
+                    return cell, 3  # two cells to stop: one stays
+                if len(blocks) == 1 and moves_left > 1 and position.empty >= 2:
+                    position.play(blocks[0], defender)
+                    try:
+                        # The forced block must not let the defender win next, nor fill the
+                        # board.
+                        if not position.completing(defender) and position.empty > 0:
+                            deeper = self._fours(attacker, moves_left - 1)
+                            if deeper is not None:
+                                return cell, deeper[1] + 2
+                    finally:
+                        position.undo(blocks[0])
+            finally:
                 position.undo(cell)
-                return cell, 1
-            blocks = position.completing(attacker)
-            result: tuple[int, int] | None = None
-            if len(blocks) >= 2 and position.empty >= 2:
-                result = (cell, 3)  # two cells to stop: one stays
-            elif len(blocks) == 1 and moves_left > 1 and position.empty >= 2:
-                block = blocks[0]
-                position.play(block, defender)
-                try:
-                    # The forced block must not let the defender win next, nor fill the board.
-                    if not position.completing(defender) and position.empty > 0:
-                        deeper = self._fours(attacker, moves_left - 1)
-                        if deeper is not None:
-                            result = (cell, deeper[1] + 2)
-                finally:
-                    # Out of time or not, the position is left as it came: the search goes on.
-                    position.undo(block)
-                    position.undo(cell)
-                if result is not None:
-                    return result
-                continue
-            position.undo(cell)
-            if result is not None:
-                return result
         return None
 
     # --- exact and heuristic alpha-beta ---
