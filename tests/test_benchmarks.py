@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from benchmarks import engine_bench, family_bench, family_http, http_bench, search_bench
+from benchmarks import engine_bench, family_bench, family_http, footprint, http_bench, search_bench
 from benchmarks.floor_app import app as floor_app
+from benchmarks.http_bench import ROOT
 from service.game.engine import Engine
 from service.game.rules import Rules
 from service.game.search import Method, search
@@ -104,3 +105,10 @@ def test_the_search_benchmarks_positions_are_left_to_the_heuristic_search() -> N
     assert not board.status().is_over
     result = search(board, mover, 60, max_nodes=300)
     assert result.method is Method.HEURISTIC
+
+
+def test_the_footprint_starts_the_server_and_reads_its_memory() -> None:
+    """One start of `python -m service`: ready, four searches answered, every figure read."""
+    figures = footprint.measure_once(ROOT)
+    assert set(figures) == {"ready_seconds", "worker_rss_mb", "server_pss_mb"}
+    assert all(value > 0 for value in figures.values())
