@@ -25,8 +25,8 @@ from service.api.json_body import _unique_keys
 from service.api.schemas import MoveRequest, MoveResponse
 from service.game.board import Board
 from service.game.engine import Engine
+from service.ops.composition import create_service
 from service.ops.settings import Settings
-from service.ops.wsgi import create_service
 
 BODY = b'{"board": "X...O....", "player": "X"}'
 

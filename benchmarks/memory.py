@@ -27,7 +27,7 @@ from service.api.schemas import MoveRequest
 from service.api.settings import DEFAULT_ANSWER_CACHE_BYTES
 from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
-from service.ops.tables import open_tables
+from service.game.store import prepare_tables
 
 #: Every 4x4 game: the largest answers and the largest tables.
 FOUR_BY_FOUR = tuple(rules for rules in FAMILY if rules.rows == rules.cols == 4)
@@ -53,7 +53,7 @@ def analysis_requests(rules: Rules, boards: list[str]) -> list[tuple[str, str | 
 
 def cache_accounting(tables_dir: Path, count: int) -> tuple[int, int, int]:
     """Fill a cache with `count` distinct 4x4 analyses; return entries, counted and real bytes."""
-    engine = Engine(open_tables(tables_dir, FOUR_BY_FOUR))
+    engine = Engine(prepare_tables(tables_dir, FOUR_BY_FOUR))
     requests = [
         MoveRequest.model_validate_json(body or "")
         for rules in FOUR_BY_FOUR
@@ -95,7 +95,7 @@ def server_pss(
 
 def measure(tables_dir: Path, count: int = 16_000, seconds: float = 60) -> MemoryFigures:
     """Run both measurements on the tables in `tables_dir` (prepared if missing)."""
-    open_tables(tables_dir)
+    prepare_tables(tables_dir)
     entries, counted, measured = cache_accounting(tables_dir, min(count, 4000))
     bodies = [
         body

@@ -7,5 +7,5 @@ Three layers, each a package, imports running one way: `ops` -> `api` -> `game`.
   library and NumPy.
 - `service.api`: the HTTP edge; `service.api.app.create_app` is the application factory.
 - `service.ops`: the process around it: settings, gunicorn, logs, metrics, health probe;
-  `service.ops.wsgi.create_service` is the whole service as the server runs it.
+  `service.ops.composition.create_service` is the whole service as the server runs it.
 """

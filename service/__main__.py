@@ -7,10 +7,10 @@ import functools
 import os
 import sys
 
-from service.ops.admission import SlotsDirectory
+from service.game.store import prepare_tables
+from service.ops.directories import WorkingDirectory
 from service.ops.jit_cache import prepare_jit_cache
 from service.ops.settings import Settings, SettingsError
-from service.ops.tables import open_tables
 
 
 def main() -> None:
@@ -34,19 +34,19 @@ def main() -> None:
     if settings.tables_dir is not None:
         # Here, in the master, before any worker starts: each game is solved once, whether
         # or not the workers are forked from a preloaded app.
-        open_tables(settings.tables_dir)
+        prepare_tables(settings.tables_dir)
     # Imported only now: the metrics library chooses its storage on import, from the
     # variable prepare_metrics_dir has just set.
-    from service.ops.wsgi import create_service  # noqa: PLC0415
+    from service.ops.composition import create_service  # noqa: PLC0415
 
-    slots_dir = SlotsDirectory.make()
+    slots_dir = WorkingDirectory.make_temporary("search-slots")
     settings = dataclasses.replace(
         settings, metrics_dir=metrics_dir.path, search_slots_dir=slots_dir.path
     )
 
     def on_exit(_server: object) -> None:
         metrics_dir.remove_if_temporary()
-        slots_dir.remove()
+        slots_dir.remove_if_temporary()
         if jit_cache is not None:
             jit_cache.remove_if_temporary()
 

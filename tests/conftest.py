@@ -14,9 +14,9 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
 
 from service.game.engine import Engine
+from service.game.store import prepare_tables
+from service.ops.composition import create_service
 from service.ops.settings import Settings
-from service.ops.tables import open_tables
-from service.ops.wsgi import create_service
 from tests.helpers import ServerStarter, ServiceFactory
 from tests.servers import start_server
 
@@ -38,14 +38,14 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 def tables_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Solve every game once for the whole run, into a directory of the run's own."""
     directory = tmp_path_factory.mktemp("tables")
-    open_tables(directory, log=io.StringIO())
+    prepare_tables(directory, log=io.StringIO())
     return directory
 
 
 @pytest.fixture(scope="session")
 def engine(tables_dir: Path) -> Engine:
     """Return the engine on the session's tables: every game of the family."""
-    return Engine(open_tables(tables_dir))
+    return Engine(prepare_tables(tables_dir))
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,8 @@ import threading
 import time
 from pathlib import Path
 
-from service.ops.admission import FileSlots, SlotsDirectory
+from service.ops.directories import WorkingDirectory
+from service.ops.file_slots import FileSlots
 from tests.helpers import ServerStarter
 from tests.test_observability import metric
 from tests.test_search_api import GOMOKU_OPENING
@@ -18,7 +19,7 @@ from tests.test_search_api import GOMOKU_OPENING
 HOLD_A_SLOT = """
 import sys, time
 from pathlib import Path
-from service.ops.admission import FileSlots
+from service.ops.file_slots import FileSlots
 release = FileSlots(Path(sys.argv[1]), 1).try_take()
 print("held" if release else "refused", flush=True)
 time.sleep(60)
@@ -55,14 +56,14 @@ def test_a_slot_held_by_another_process_is_taken_and_freed_by_its_death(tmp_path
     release()
 
 
-def test_the_slots_directory_is_made_fresh_and_removed() -> None:
-    directory = SlotsDirectory.make()
+def test_a_temporary_working_directory_is_made_fresh_and_removed() -> None:
+    directory = WorkingDirectory.make_temporary("search-slots")
     assert directory.path.is_dir()
     assert list(directory.path.iterdir()) == []
     release = FileSlots(directory.path, 1).try_take()
     assert release is not None
     release()
-    directory.remove()
+    directory.remove_if_temporary()
     assert not directory.path.exists()
 
 

@@ -21,8 +21,8 @@ from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
 from service.api.settings import AppSettings
 from service.game.legality import Illegality
 from service.game.rules import RulesProblem
+from service.ops.composition import create_service
 from service.ops.settings import Settings
-from service.ops.wsgi import create_service
 from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent

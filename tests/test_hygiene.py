@@ -13,8 +13,8 @@ from werkzeug.test import create_environ, run_wsgi_app
 
 from service.api.errors import DISCARD_LIMIT
 from service.game.engine import Engine
+from service.ops.composition import create_service
 from service.ops.server import gunicorn_settings
-from service.ops.wsgi import create_service
 
 ROOT = Path(__file__).resolve().parent.parent
 

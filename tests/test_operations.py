@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from service.game.board import Board, Mark
 from service.game.engine import Engine, Evaluation, MoveAdvice
-from service.ops.tables import open_tables
+from service.game.store import prepare_tables
 from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +47,7 @@ def test_not_ready_while_the_solver_answers_wrongly(
     tables_dir: Path, make_service: ServiceFactory
 ) -> None:
     # Every game held, so that the wrong answer is the only thing that can fail readiness.
-    wrong = WrongEngine(open_tables(tables_dir))
+    wrong = WrongEngine(prepare_tables(tables_dir))
     assert wrong.answers_every_game()
     response = make_service(engine=wrong).test_client().get("/readyz")
     assert response.status_code == 503
@@ -72,7 +72,7 @@ class WrongSearchEngine(Engine):
 def test_not_ready_while_the_search_answers_wrongly(
     tables_dir: Path, make_service: ServiceFactory
 ) -> None:
-    wrong = WrongSearchEngine(open_tables(tables_dir))
+    wrong = WrongSearchEngine(prepare_tables(tables_dir))
     assert wrong.answers_every_game()
     response = make_service(engine=wrong).test_client().get("/readyz")
     assert response.status_code == 503
@@ -80,7 +80,7 @@ def test_not_ready_while_the_search_answers_wrongly(
 
 
 def test_not_ready_while_the_solver_fails(tables_dir: Path, make_service: ServiceFactory) -> None:
-    crashing = CrashingEngine(open_tables(tables_dir))
+    crashing = CrashingEngine(prepare_tables(tables_dir))
     assert crashing.answers_every_game()
     response = make_service(engine=crashing).test_client().get("/readyz")
     assert response.status_code == 503

@@ -11,8 +11,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service.api.admission import Release, ThreadSlots
 from service.api.app import create_app
-from service.api.searching import Release, ThreadSlots
 from service.api.settings import AppSettings
 from service.game.engine import Engine
 from service.game.rules import Rules

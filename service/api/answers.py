@@ -15,9 +15,9 @@ from typing import Any
 from cachetools import LRUCache
 from pydantic import ValidationError
 
+from service.api.admission import Asked, Busy, HeldSlot, Searching
 from service.api.problems import Problem, illegal_position, invalid_request, invalid_rules
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
-from service.api.searching import Asked, Busy, HeldSlot, Searching
 from service.game.board import Board, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine

@@ -8,10 +8,10 @@ from flask import Flask, Response
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from service.api.admission import Searching, SearchListener, SearchSlots, ThreadSlots
 from service.api.answers import AnswerListener, Answers
 from service.api.errors import as_problem, errors
 from service.api.lifecycle import Lifecycle
-from service.api.searching import Searching, SearchListener, SearchSlots, ThreadSlots
 from service.api.services import EXTENSION_KEY, Services
 from service.api.settings import AppSettings
 from service.api.views import api

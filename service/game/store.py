@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 
@@ -125,21 +126,29 @@ class TableStore:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def prepare_tables(
+    directory: Path, games: Iterable[Rules] = FAMILY, log: TextIO = sys.stderr
+) -> dict[Rules, Scores]:
+    """Return every game's table from `directory`, preparing those missing, one line each."""
+
+    def report(rules: Rules, seconds: float) -> None:
+        log.write(f"bestmove: solved {rules.describe()} in {seconds:.1f} s, kept in {directory}\n")
+        log.flush()
+
+    return TableStore(directory).tables(games, progress=report)
+
+
 def main(arguments: list[str]) -> int:
     """Prepare every game's table in the directory named by the one argument, saying so.
 
-    The Docker image runs it with nothing but the game package copied in, so that its
-    layer of tables is rebuilt only when the game package changes.
+    The server does the same before it is ready, in its TABLES_DIR. The Docker image runs
+    this with nothing but the game package copied in, so that its layer of tables is
+    rebuilt only when the game package changes.
     """
     if len(arguments) != 1:
         sys.stderr.write("usage: python -m service.game.store DIRECTORY\n")
         return 2
-    directory = Path(arguments[0])
-
-    def report(rules: Rules, seconds: float) -> None:
-        sys.stderr.write(f"bestmove: solved {rules.describe()} in {seconds:.1f} s\n")
-
-    TableStore(directory).tables(FAMILY, progress=report)
+    prepare_tables(Path(arguments[0]))
     return 0
 
 

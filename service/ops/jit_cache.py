@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
 
@@ -37,8 +36,8 @@ def prepare_jit_cache(
     prepared = Path(given)
     if prepared.is_dir() and may_write(prepared):
         return WorkingDirectory(prepared, temporary=False)
-    copy = Path(tempfile.mkdtemp(prefix="bestmove-jit-"))
+    copy = WorkingDirectory.make_temporary("jit")
     if prepared.is_dir():
-        shutil.copytree(prepared, copy, dirs_exist_ok=True)
-    environ[JIT_CACHE_VARIABLE] = str(copy)
-    return WorkingDirectory(copy, temporary=True)
+        shutil.copytree(prepared, copy.path, dirs_exist_ok=True)
+    environ[JIT_CACHE_VARIABLE] = str(copy.path)
+    return copy

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import tempfile
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from types import FrameType
@@ -75,9 +74,7 @@ def prepare_metrics_dir(environ: MutableMapping[str, str]) -> WorkingDirectory:
         for stale in directory.path.glob("*.db"):
             stale.unlink()
     else:
-        directory = WorkingDirectory(
-            Path(tempfile.mkdtemp(prefix="bestmove-metrics-")), temporary=True
-        )
+        directory = WorkingDirectory.make_temporary("metrics")
     environ[METRICS_DIR_VARIABLE] = str(directory.path)
     return directory
 

@@ -13,11 +13,11 @@ from service.api.app import create_app
 from service.game.engine import Engine
 from service.game.rules import FAMILY
 from service.game.search import prepare
-from service.ops.admission import FileSlots
+from service.game.store import prepare_tables
+from service.ops.file_slots import FileSlots
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
 from service.ops.settings import Settings
-from service.ops.tables import open_tables
 
 
 def create_service(settings: Settings | None = None, *, engine: Engine | None = None) -> Flask:
@@ -33,7 +33,7 @@ def create_service(settings: Settings | None = None, *, engine: Engine | None = 
     settings = settings if settings is not None else Settings.from_environ(os.environ)
     if engine is None:
         engine = (
-            Engine(open_tables(settings.tables_dir))
+            Engine(prepare_tables(settings.tables_dir))
             if settings.tables_dir is not None
             else Engine.build(FAMILY)
         )

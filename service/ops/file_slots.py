@@ -11,12 +11,9 @@ import fcntl
 import functools
 import itertools
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from service.api.searching import Release
+from service.api.admission import Release
 
 
 class FileSlots:
@@ -40,19 +37,3 @@ class FileSlots:
                 continue
             return functools.partial(os.close, fd)  # closing the file drops the lock
         return None
-
-
-@dataclass(frozen=True, slots=True)
-class SlotsDirectory:
-    """Where a server's workers share their search slots; made for it, removed at its exit."""
-
-    path: Path
-
-    @classmethod
-    def make(cls) -> SlotsDirectory:
-        """Make a fresh directory under the temporary directory (writable in a read-only image)."""
-        return cls(Path(tempfile.mkdtemp(prefix="bestmove-search-slots-")))
-
-    def remove(self) -> None:
-        """Remove the directory and its slot files."""
-        shutil.rmtree(self.path, ignore_errors=True)
