@@ -313,7 +313,8 @@ def test_a_batch_searches_within_one_total_budget(search_app: SearchApp) -> None
         None,
     ]
     assert results[3]["status"] == 422
-    assert results[3]["errors"][0]["loc"] == ["requests", 3, "budget_ms"]
+    # Located within its item, as every reason in a batch's slot is.
+    assert results[3]["errors"][0]["loc"] == ["budget_ms"]
     assert "5000 ms a batch may search for" in results[3]["detail"]
     assert len(heard.searches) == 2
 

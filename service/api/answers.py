@@ -13,16 +13,13 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from cachetools import LRUCache
-from pydantic import ValidationError
 
 from service.api.admission import Asked, Busy, HeldSlot, Searching
-from service.api.problems import Problem, illegal_position, invalid_request, invalid_rules
+from service.api.problems import REQUEST_FAILURES, Problem, problem_for
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
 from service.game.board import Board, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine
-from service.game.legality import IllegalPosition
-from service.game.rules import InvalidRules
 
 #: What an entry costs beyond its body: the key (a board and its cells), the cache's own
 #: bookkeeping (three dictionaries and an order) and the bytes object's header: about 1,500
@@ -113,20 +110,14 @@ class Answers:
         results: list[bytes] = []
         with HeldSlot(self._searching, Asked.BATCH) as held:
             budgets = BatchBudget(self._searching.max_budget_ms)
-            for index, item in enumerate(items):
+            for item in items:
                 try:
                     request = MoveRequest.model_validate(item)
-                    body, outcome = self._move(request, held, budgets, index)
+                    body, outcome = self._move(request, held, budgets)
                 except Busy:
-                    raise
-                except ValidationError as error:
-                    body = invalid_request(error).to_json()
-                except IllegalPosition as error:
-                    body = illegal_position(error).to_json()
-                except InvalidRules as error:
-                    body = invalid_rules(error).to_json()
-                except Problem as problem:
-                    body = problem.to_json()
+                    raise  # the whole batch is refused, not one item
+                except (Problem, *REQUEST_FAILURES) as error:
+                    body = problem_for(error).to_json()
                 else:
                     self._told(outcome)
                 results.append(body)
@@ -137,7 +128,6 @@ class Answers:
         request: MoveRequest,
         held: HeldSlot,
         batch: BatchBudget | None = None,
-        index: int = 0,
     ) -> Cached:
         board = request.position()
         budget_ms = self._searching.budget_ms(request.budget_ms)
@@ -155,7 +145,7 @@ class Answers:
         )
         if searching and batch is not None:
             self._engine.legal_side_to_move(board, request.player)
-            batch.spend(budget_ms, index)
+            batch.spend(budget_ms)
         self._take_slot_if_searching(held, board, request.player, searching=searching)
         return self._serialize(board, request.player, budget_ms, request.difficulty, request.seed)
 
@@ -218,7 +208,7 @@ class BatchBudget:
         self._total_ms = total_ms
         self._spent_ms = 0
 
-    def spend(self, budget_ms: int, index: int) -> None:
+    def spend(self, budget_ms: int) -> None:
         """Count an item's budget; raise the `batch_budget_exceeded` problem if it would not fit."""
         if self._spent_ms + budget_ms > self._total_ms:
             detail = (
@@ -230,6 +220,6 @@ class BatchBudget:
                 422,
                 "batch_budget_exceeded",
                 detail,
-                errors=[{"loc": ["requests", index, "budget_ms"], "msg": detail}],
+                errors=[{"loc": ["budget_ms"], "msg": detail}],
             )
         self._spent_ms += budget_ms

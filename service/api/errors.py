@@ -14,9 +14,7 @@ from service.api.problems import (
     PROBLEM_MEDIA_TYPE,
     Problem,
     http_code,
-    illegal_position,
-    invalid_request,
-    invalid_rules,
+    problem_for,
 )
 from service.game.legality import IllegalPosition
 from service.game.rules import InvalidRules
@@ -55,27 +53,15 @@ def as_problem(response: Response) -> Response:
 
 
 @errors.app_errorhandler(Problem)
-def handle_problem(problem: Problem) -> Response:
-    """Answer a problem raised by a view."""
-    return problem_response(problem)
-
-
 @errors.app_errorhandler(ValidationError)
-def handle_invalid_request(error: ValidationError) -> Response:
-    """Answer a request that does not fit the schema."""
-    return problem_response(invalid_request(error))
-
-
 @errors.app_errorhandler(InvalidRules)
-def handle_invalid_rules(error: InvalidRules) -> Response:
-    """Answer rules outside the family, or a board that does not fit them, with the reason."""
-    return problem_response(invalid_rules(error))
-
-
 @errors.app_errorhandler(IllegalPosition)
-def handle_illegal_position(error: IllegalPosition) -> Response:
-    """Answer a board no game can reach, or a player who is not to move, with the rule broken."""
-    return problem_response(illegal_position(error))
+def handle_request_failure(
+    error: Problem | ValidationError | InvalidRules | IllegalPosition,
+) -> Response:
+    """Answer a request the service refuses: a problem raised by a view, a body that does not
+    fit the schema, rules outside the family, or a board no game reaches."""
+    return problem_response(problem_for(error))
 
 
 @errors.app_errorhandler(HTTPException)

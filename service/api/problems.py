@@ -108,29 +108,37 @@ class Problem(Exception):
         return json.dumps(self.as_dict(), separators=(",", ":")).encode()
 
 
-def invalid_request(error: ValidationError) -> Problem:
-    """Return the problem for a request that does not fit the schema: every reason, located."""
+#: The failures of the domain and of validation that a request can cause, each answered 422.
+REQUEST_FAILURES = (ValidationError, InvalidRules, IllegalPosition)
+
+
+def problem_for(error: Problem | ValidationError | InvalidRules | IllegalPosition) -> Problem:
+    """Return the problem that answers a request's failure: the one map, for the app's
+    handlers and a batch's items alike; every `loc` is relative to the request."""
+    if isinstance(error, Problem):
+        return error
+    if isinstance(error, ValidationError):
+        return _invalid_request(error)
+    if isinstance(error, InvalidRules):
+        loc = ["board"] if error.field == "board" else ["rules", error.field]
+        return _unprocessable(error.problem.code, error.detail, loc)
+    # A board no game reaches, or a player who is not to move.
+    return _unprocessable(
+        error.reason.code, error.detail, ["player" if error.about_player else "board"]
+    )
+
+
+def _unprocessable(code: str, detail: str, loc: list[str]) -> Problem:
+    return Problem(422, code, detail, errors=[{"loc": loc, "msg": detail}])
+
+
+def _invalid_request(error: ValidationError) -> Problem:
     reasons = [
         {"loc": list(reason["loc"]), "msg": _message(reason)}
         for reason in error.errors(include_url=False, include_context=False, include_input=False)
     ]
     detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
     return Problem(422, "invalid_request", detail, errors=reasons)
-
-
-def invalid_rules(error: InvalidRules) -> Problem:
-    """Return the problem for rules outside the family, or a board that does not fit them."""
-    loc = ["board"] if error.field == "board" else ["rules", error.field]
-    return Problem(
-        422, error.problem.code, error.detail, errors=[{"loc": loc, "msg": error.detail}]
-    )
-
-
-def illegal_position(error: IllegalPosition) -> Problem:
-    """Return the problem for a board no game reaches, or a player who is not to move."""
-    field = "player" if error.about_player else "board"
-    reasons = [{"loc": [field], "msg": error.detail}]
-    return Problem(422, error.reason.code, error.detail, errors=reasons)
 
 
 def _where(loc: Sequence[int | str]) -> str:
