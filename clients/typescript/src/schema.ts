@@ -455,7 +455,7 @@ export interface components {
              * @enum {string}
              */
             code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
-            /** @description For 422 answers, every reason with its location in the body. */
+            /** @description For 422 answers, every reason with its location in the body; in a batch's slot of `results`, the location within that item. */
             errors?: components["schemas"]["FieldError"][];
         };
         FieldError: {
