@@ -69,12 +69,12 @@ class Answers:
     def fixed(self, request: MoveRequest) -> bool:
         """Return whether a request's answer never changes: perfect play or a seed, from a
         table (a search's answer depends on the time it had)."""
-        return request.deterministic and self._engine.holds(request.position().rules)
+        return request.deterministic and self._engine.holds(request.to_board().rules)
 
     def analysis(self, request: MoveRequest) -> bytes:
         """Return the JSON analysis of a request's board: it depends on board and player only
         (and, beyond the tables, on the search's budget)."""
-        board = request.position()
+        board = request.to_board()
         budget_ms = self._searching.budget_ms(request.budget_ms)
         if self._engine.holds(board.rules):
             return self._remembered(
@@ -129,7 +129,7 @@ class Answers:
         held: HeldSlot,
         batch: BatchBudget | None = None,
     ) -> Cached:
-        board = request.position()
+        board = request.to_board()
         budget_ms = self._searching.budget_ms(request.budget_ms)
         if self._engine.holds(board.rules):
             if request.difficulty is Difficulty.PERFECT:

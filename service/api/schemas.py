@@ -219,7 +219,7 @@ class MoveRequest(BaseModel):
     #: How long a search may take, for a game beyond the tables; None: the default.
     budget_ms: Annotated[int | None, PlainValidator(_parse_budget)] = None
 
-    def position(self) -> Board:
+    def to_board(self) -> Board:
         """Return the board under the rules named, or implied by its shape.
 
         Raise InvalidRules, saying why, for rules outside the family or a board that does
