@@ -27,7 +27,7 @@ from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-README = (ROOT / "README.md").read_text()
+API_DOC = (ROOT / "docs" / "API.md").read_text()
 
 
 def test_the_spec_is_valid_openapi_3_1() -> None:
@@ -128,8 +128,8 @@ def test_every_problem_code_the_service_can_give_is_documented() -> None:
     assert given == DOCUMENTED_CODES
 
 
-def readme_error_statuses() -> set[int]:
-    table = README.split("### Errors", 1)[1].split("\n## ", 1)[0]
+def documented_error_statuses() -> set[int]:
+    table = API_DOC.split("### Errors", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| ([\d, ]+) \|", table, flags=re.MULTILINE)
     return {int(status) for row in rows for status in row.split(",")}
 
@@ -151,7 +151,7 @@ def test_every_error_the_framework_can_raise_leaves_as_a_documented_problem(
     body = response.get_json()
     assert (body["status"], body["code"]) == (status, HTTP_CODES[status])
     assert body["code"] in DOCUMENTED_CODES
-    assert status in readme_error_statuses()
+    assert status in documented_error_statuses()
 
 
 @pytest.mark.parametrize("status", [400, 409, 412, 429, 502])
@@ -168,7 +168,7 @@ def test_an_error_status_answered_without_raising_still_leaves_as_a_problem(
 
 
 def test_the_readme_lists_exactly_the_error_statuses_of_the_http_layer() -> None:
-    assert readme_error_statuses() == set(default_exceptions) == set(HTTP_CODES)
+    assert documented_error_statuses() == set(default_exceptions) == set(HTTP_CODES)
 
 
 # --- schemathesis: generated requests, every check, against the app in-process ---

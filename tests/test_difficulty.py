@@ -129,7 +129,7 @@ def play_game(first: Mark, policies: dict[Mark, Policy]) -> GameStatus:
     return position.status()
 
 
-#: Documented in the README: (win %, loss %) of each level moving first as X over 1000
+#: Documented in docs/API.md: (win %, loss %) of each level moving first as X over 1000
 #: seeded games, against an opponent moving at random and against perfect play.
 DOCUMENTED_RESULTS = {
     (Difficulty.PERFECT, "random"): (99.6, 0.0),

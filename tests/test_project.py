@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import json
 import re
 import subprocess
 import sys
@@ -13,11 +12,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
 
-from service.api.schemas import MoveRequest
-from tests.helpers import locked_versions, search
-from tests.test_contract import without_time
+from tests.helpers import locked_versions
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -184,22 +180,6 @@ def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
     assert documented == read
 
 
-def test_the_readmes_example_answers_are_the_real_ones(client: FlaskClient) -> None:
-    """Each curl example in the README, sent to the app, gets the answer the README shows."""
-    examples = re.findall(r"```console\n\$ curl (.+?)\n```", README, flags=re.DOTALL)
-    assert len(examples) >= 4
-    for example in examples:
-        command, shown = example.split("\n", 1)
-        while command.endswith("\\"):
-            more, shown = shown.split("\n", 1)
-            command = command[:-1] + more
-        path = search(r"localhost:8000(/\S*)", command).group(1)
-        body = search(r"-d '(.+)'", command).group(1)
-        expected = json.loads("".join(line.strip() for line in shown.splitlines()))
-        answer = client.post(path, data=body, content_type="application/json")
-        assert without_time(answer.get_json()) == without_time(expected), command
-
-
 def test_what_test_runs_leave_behind_is_ignored_by_git() -> None:
     """Screenshots, caches and CI's environment never show up as changes to commit."""
     left_behind = [
@@ -213,14 +193,6 @@ def test_what_test_runs_leave_behind_is_ignored_by_git() -> None:
         ["git", "check-ignore", *left_behind], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert ignored.stdout.split() == left_behind
-
-
-def test_the_readmes_request_table_lists_every_field_of_a_move_request() -> None:
-    """One unbroken table: a blank line inside it would push rows out of it."""
-    section = README.split("### `POST /v1/move`", 1)[1]
-    table = section[section.index("| field |") :].split("\n\n", 1)[0]
-    fields = re.findall(r"^\| `([a-z_]+)` \| (?:required|optional) \|", table, flags=re.MULTILINE)
-    assert fields == list(MoveRequest.model_fields)
 
 
 def test_every_name_the_package_docstring_gives_exists() -> None:
