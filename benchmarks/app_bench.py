@@ -26,7 +26,7 @@ from service.api.schemas import MoveRequest, MoveResponse
 from service.game.board import Board
 from service.game.engine import Engine
 from service.ops.composition import create_service
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 
 BODY = b'{"board": "X...O....", "player": "X"}'
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from benchmarks.family_http import _children, positions, proportional_set_size_mb
 from benchmarks.http_bench import lua_script, service_server, wrk
 from service.api.answers import Answers
+from service.api.app_settings import DEFAULT_ANSWER_CACHE_BYTES
 from service.api.schemas import MoveRequest
-from service.api.settings import DEFAULT_ANSWER_CACHE_BYTES
 from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from service.game.store import prepare_tables

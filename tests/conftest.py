@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, settings
 from service.game.engine import Engine
 from service.game.store import prepare_tables
 from service.ops.composition import create_service
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 from tests.helpers import ServerStarter, ServiceFactory
 from tests.servers import start_server
 

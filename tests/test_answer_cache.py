@@ -7,12 +7,12 @@ import random
 from flask import Flask
 
 from service.api.answers import ENTRY_OVERHEAD_BYTES, Answers
+from service.api.app_settings import AppSettings
 from service.api.schemas import MoveRequest
-from service.api.settings import AppSettings
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 from tests.helpers import ServiceFactory
 
 FOUR = Rules(4, 4, 3)

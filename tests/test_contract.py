@@ -17,12 +17,12 @@ from openapi_spec_validator import validate
 from schemathesis.config import SchemathesisConfig
 from werkzeug.exceptions import default_exceptions
 
+from service.api.app_settings import AppSettings
 from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
-from service.api.settings import AppSettings
 from service.game.legality import Illegality
 from service.game.rules import RulesProblem
 from service.ops.composition import create_service
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 from tests.helpers import ServiceFactory
 
 ROOT = Path(__file__).resolve().parent.parent

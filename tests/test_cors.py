@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
-from service.api.settings import AppSettings
-from service.ops.settings import Settings, SettingsError
+from service.api.app_settings import AppSettings
+from service.ops.environment import Settings, SettingsError
 from tests.helpers import ServiceFactory
 
 ORIGIN = "https://game.example"

@@ -8,10 +8,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.settings import AppSettings
+from service.api.app_settings import AppSettings
 from service.game.board import Board
 from service.game.engine import Engine, MoveAdvice
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 from tests.helpers import ServiceFactory
 
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "code"}

@@ -14,6 +14,7 @@ from werkzeug.test import create_environ, run_wsgi_app
 from service.api.errors import DISCARD_LIMIT
 from service.game.engine import Engine
 from service.ops.composition import create_service
+from service.ops.environment import Environment
 from service.ops.server import gunicorn_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def test_no_shipped_configuration_runs_in_debug_mode(engine: Engine) -> None:
     app = create_service(engine=engine)
     assert app.debug is False
     assert app.testing is False
-    assert "reload" not in gunicorn_settings({})
+    assert "reload" not in gunicorn_settings(Environment())
     shipped = "\n".join(
         path.read_text()
         for path in [

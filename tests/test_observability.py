@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from service.ops.environment import Settings
 from service.ops.observability import RequestIds
-from service.ops.settings import Settings
 from tests.helpers import ServiceFactory
 
 MADE_ID = re.compile(r"[0-9a-f]{16}-[0-9a-f]+")

@@ -163,23 +163,6 @@ def test_every_module_of_the_package_lives_in_a_layer() -> None:
     assert top_level == {"__init__.py", "__main__.py"}
 
 
-def test_the_readme_documents_exactly_the_variables_the_service_reads() -> None:
-    table = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
-    documented = set(re.findall(r"^\| `([A-Z_]+)` \|", table, flags=re.MULTILINE))
-    # Every module, but the observing layer: it reads WSGI environs, not the process's.
-    source = "\n".join(
-        path.read_text()
-        for path in (ROOT / "service").rglob("*.py")
-        if path.name != "observability.py"
-    )
-    read = {
-        *re.findall(r'environ,\s*"([A-Z_]+)"', source),  # whole_number(environ, "PORT", ...)
-        *re.findall(r'environ\.get\("([A-Z_]+)"', source),  # environ.get("HOST", ...)
-        *re.findall(r'_VARIABLE = "([A-Z_]+)"', source),  # METRICS_DIR_VARIABLE = "..."
-    }
-    assert documented == read
-
-
 def test_what_test_runs_leave_behind_is_ignored_by_git() -> None:
     """Screenshots, caches and CI's environment never show up as changes to commit."""
     left_behind = [

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from service.api.admission import Release, ThreadSlots
 from service.api.app import create_app
-from service.api.settings import AppSettings
+from service.api.app_settings import AppSettings
 from service.game.engine import Engine
 from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS

@@ -18,7 +18,7 @@ from werkzeug.serving import make_server
 from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from service.ops.composition import create_service
-from service.ops.settings import Settings
+from service.ops.environment import Settings
 from tests.helpers import missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent

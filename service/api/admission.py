@@ -15,8 +15,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Protocol
 
+from service.api.app_settings import DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, cores
 from service.api.problems import Problem
-from service.api.settings import DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, cores
 
 #: How long a refused caller should wait: longer than a default search, and a whole second.
 RETRY_AFTER_SECONDS = 1

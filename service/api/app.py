@@ -10,10 +10,10 @@ from flask_swagger_ui import get_swaggerui_blueprint
 
 from service.api.admission import Searching, SearchListener, SearchSlots, ThreadSlots
 from service.api.answers import AnswerListener, Answers
+from service.api.app_settings import AppSettings
 from service.api.errors import as_problem, errors
 from service.api.lifecycle import Lifecycle
 from service.api.services import EXTENSION_KEY, Services
-from service.api.settings import AppSettings
 from service.api.views import api
 from service.game.engine import Engine
 from service.game.rules import FAMILY

@@ -19,7 +19,7 @@ from pydantic import (
 from pydantic.main import IncEx
 from pydantic_core import PydanticCustomError
 
-from service.api.settings import DEFAULT_BUDGET_MS
+from service.api.app_settings import DEFAULT_BUDGET_MS
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove

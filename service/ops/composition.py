@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import TextIO
@@ -14,23 +13,24 @@ from service.game.engine import Engine
 from service.game.rules import FAMILY
 from service.game.search import prepare
 from service.game.store import prepare_tables
+from service.ops.environment import Settings
 from service.ops.file_slots import FileSlots
 from service.ops.metrics import Metrics
 from service.ops.observability import AccessLog, observe
-from service.ops.settings import Settings
 
 
 def create_service(settings: Settings | None = None, *, engine: Engine | None = None) -> Flask:
     """Create the whole service: the API, request ids, the access log and metrics.
 
-    Without `settings`, they are read from the environment. Without `engine`, every game's
-    table is opened from the settings' directory, those missing solved first, once whatever
-    the processes (or, with no directory, every game is solved in memory here). Either way
-    every game is solved before the app exists, never inside a request; and the compiled
-    search is loaded from its cache, or compiled, likewise. With the settings'
-    `search_slots_dir`, searches take slots shared with every process using that directory.
+    Without `settings`, the defaults (`python -m service` reads them from the environment,
+    once). Without `engine`, every game's table is opened from the settings' directory,
+    those missing solved first, once whatever the processes (or, with no directory, every
+    game is solved in memory here). Either way every game is solved before the app exists,
+    never inside a request; and the compiled search is loaded from its cache, or compiled,
+    likewise. With the settings' `search_slots_dir`, searches take slots shared with every
+    process using that directory.
     """
-    settings = settings if settings is not None else Settings.from_environ(os.environ)
+    settings = settings if settings is not None else Settings()
     if engine is None:
         engine = (
             Engine(prepare_tables(settings.tables_dir))

@@ -5,17 +5,16 @@ For container health checks in images that have no curl.
 
 from __future__ import annotations
 
-import os
 import sys
 import urllib.request
 
-from service.ops.settings import DEFAULT_PORT, SettingsError, whole_number
+from service.ops.environment import Environment, SettingsError
 
 
 def main() -> int:
     """Ask the server on this machine's loopback for /healthz and report the answer."""
     try:
-        port = whole_number(os.environ, "PORT", DEFAULT_PORT, maximum=65535)
+        port = Environment.of_process().port
     except SettingsError as error:
         print(f"unhealthy: {error}", file=sys.stderr)  # noqa: T201 -- a command's own output
         return 1

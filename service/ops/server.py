@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -13,46 +13,32 @@ from gunicorn.app.base import BaseApplication
 from service.api.services import EXTENSION_KEY
 from service.ops import gunicorn_errors
 from service.ops.directories import WorkingDirectory
-from service.ops.settings import (
-    DEFAULT_PORT,
-    METRICS_DIR_VARIABLE,
-    boolean,
-    choice,
-    whole_number,
-)
-
-#: gevent needs the optional extra: pip install 'bestmove[gevent]'.
-WORKER_CLASSES = frozenset({"sync", "gthread", "gevent"})
+from service.ops.environment import Environment
 
 
-def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
-    """Return gunicorn's settings for the production server, read from the environment."""
-    host = environ.get("HOST", "").strip() or "0.0.0.0"
-    port = whole_number(environ, "PORT", DEFAULT_PORT, maximum=65535)
+def gunicorn_settings(environment: Environment) -> dict[str, Any]:
+    """Return gunicorn's settings for the production server, from the process's environment."""
+    host, port = environment.host, environment.port
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        # gunicorn's own convention for the worker count.
-        "workers": whole_number(environ, "WEB_CONCURRENCY", 2),
-        # Threads, so that a worker busy with a search still answers probes and tables.
-        "worker_class": choice(environ, "GUNICORN_WORKER_CLASS", "gthread", WORKER_CLASSES),
-        "threads": whole_number(environ, "GUNICORN_THREADS", 4),
-        "timeout": whole_number(environ, "GUNICORN_TIMEOUT", 30),
-        "graceful_timeout": whole_number(environ, "GUNICORN_GRACEFUL_TIMEOUT", 20),
+        "workers": environment.web_concurrency,
+        # Threads by default, so that a worker busy with a search still answers probes and
+        # tables.
+        "worker_class": environment.gunicorn_worker_class,
+        "threads": environment.gunicorn_threads,
+        "timeout": environment.gunicorn_timeout,
+        "graceful_timeout": environment.gunicorn_graceful_timeout,
         # No keep-alive by default: a gthread worker keeps a kept-alive connection for good,
         # so a burst of clients can pile onto one worker (one core, one interpreter lock)
         # and stay there, and a killed worker takes all of them with it. A connection per
         # request spreads the load over the workers on every request, as sync workers did.
-        "keepalive": whole_number(environ, "GUNICORN_KEEPALIVE", 0, minimum=0),
+        "keepalive": environment.gunicorn_keepalive,
         # Recycle workers now and then, spread out so that they never all restart at once.
-        "max_requests": whole_number(environ, "GUNICORN_MAX_REQUESTS", 100_000, minimum=0),
-        "max_requests_jitter": whole_number(
-            environ, "GUNICORN_MAX_REQUESTS_JITTER", 10_000, minimum=0
-        ),
+        "max_requests": environment.gunicorn_max_requests,
+        "max_requests_jitter": environment.gunicorn_max_requests_jitter,
         # Build the solver's table once, in the master, before the workers fork.
-        "preload_app": boolean(environ, "GUNICORN_PRELOAD", default=True),
-        "loglevel": choice(
-            environ, "LOG_LEVEL", "info", {"debug", "info", "warning", "error", "critical"}
-        ),
+        "preload_app": environment.gunicorn_preload,
+        "loglevel": environment.log_level,
         "proc_name": "bestmove",
         # No runtime management socket: nothing uses it, and it would be written under $HOME.
         "control_socket_disable": True,
@@ -60,22 +46,19 @@ def gunicorn_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def prepare_metrics_dir(environ: MutableMapping[str, str]) -> WorkingDirectory:
+def prepare_metrics_dir(given: Path | None) -> WorkingDirectory:
     """Give the worker processes an empty directory to share metrics through.
 
-    Must run before the app is imported: prometheus_client reads the variable on import.
     An operator's directory is emptied of a previous run's files; without one, a fresh
     directory is made under the temporary directory (writable in a read-only image).
+    prometheus_client must be handed it before it is imported (`environment.hand_over`).
     """
-    given = environ.get(METRICS_DIR_VARIABLE, "").strip()
-    if given:
-        directory = WorkingDirectory(Path(given), temporary=False)
-        directory.path.mkdir(parents=True, exist_ok=True)
-        for stale in directory.path.glob("*.db"):
-            stale.unlink()
-    else:
-        directory = WorkingDirectory.make_temporary("metrics")
-    environ[METRICS_DIR_VARIABLE] = str(directory.path)
+    if given is None:
+        return WorkingDirectory.make_temporary("metrics")
+    directory = WorkingDirectory(given, temporary=False)
+    directory.path.mkdir(parents=True, exist_ok=True)
+    for stale in directory.path.glob("*.db"):
+        stale.unlink()
     return directory
 
 

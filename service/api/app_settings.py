@@ -1,4 +1,4 @@
-"""What the HTTP app lets an operator tune; read from the environment by the process (ops)."""
+"""The app's own settings: what the HTTP app lets an operator tune, given to `create_app`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,10 @@ DEFAULT_MAX_BUDGET_MS = 5000
 
 def cores() -> int:
     """Return how many cores this process may run on: the default number of search slots."""
-    return len(os.sched_getaffinity(0))
+    # Only Linux knows the cores a process is pinned to; elsewhere (macOS) it may use them all.
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 @dataclass(frozen=True, slots=True)
