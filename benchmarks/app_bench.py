@@ -111,7 +111,9 @@ def json_choices() -> dict[str, float]:
     text = BODY.decode()
     engine = Engine.build()
     request = MoveRequest.model_validate(json.loads(text))
-    answer = MoveResponse.from_advice(engine.advise(Board(request.board), request.player))
+    answer = MoveResponse.from_advice(
+        engine.advise(engine.position(Board(request.board), request.player))
+    )
     cached = {request.board: answer.model_dump_json().encode()}
     figures = {
         "parse: json.loads refusing repeated keys (shipped)": timed(

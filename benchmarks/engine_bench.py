@@ -129,14 +129,21 @@ def measure(sample_size: int = 200, seed: int = 2026) -> EngineFigures:
     tracemalloc.stop()
 
     positions = legal_positions(engine)
-    every_move = seconds(lambda: [engine.advise(board, mover) for board, mover in positions])
+    every_move = seconds(
+        lambda: [engine.advise(engine.position(board, mover)) for board, mover in positions]
+    )
     empty = Board()
-    engine_empty = seconds(lambda: [engine.advise(empty, Mark.X) for _ in range(10_000)]) / 10_000
+    engine_empty = (
+        seconds(lambda: [engine.advise(engine.position(empty, Mark.X)) for _ in range(10_000)])
+        / 10_000
+    )
     textbook_empty = seconds(lambda: textbook_minimax(empty, Mark.X), repeat=1)
     alpha_beta_empty = seconds(lambda: alpha_beta(empty, Mark.X))
 
     sample = random.Random(seed).sample(positions, sample_size)
-    engine_sample = seconds(lambda: [engine.advise(board, mover) for board, mover in sample])
+    engine_sample = seconds(
+        lambda: [engine.advise(engine.position(board, mover)) for board, mover in sample]
+    )
     textbook_sample = seconds(
         lambda: [textbook_minimax(board, mover) for board, mover in sample], repeat=1
     )

@@ -58,7 +58,7 @@ def test_every_move_of_every_position_is_ranked_exactly(engine: Engine) -> None:
     for text, mover in reference.reachable_positions():
         if reference.finished(text):
             continue
-        analysis = engine.analyse(Board.from_text(text), Mark(mover))
+        analysis = engine.analyse(engine.position(Board.from_text(text), Mark(mover)))
         expected = {
             move: {1: 10 - plies, 0: 0, -1: plies - 10}[result]
             for move, (result, plies) in reference.move_results(text, mover).items()
@@ -76,13 +76,13 @@ def test_each_line_is_perfect_play_to_the_end(engine: Engine) -> None:
     for text, mover in reference.reachable_positions():
         if reference.finished(text):
             continue
-        for ranked in engine.analyse(Board.from_text(text), Mark(mover)).moves:
+        for ranked in engine.analyse(engine.position(Board.from_text(text), Mark(mover))).moves:
             assert ranked.line[0] == ranked.move
             assert len(ranked.line) == ranked.plies_to_end
             board, side = Board.from_text(text).play(ranked.move, Mark(mover)), Mark(mover).opponent
             for move in ranked.line[1:]:
                 # Each reply is the move /v1/move would answer: the lowest best move.
-                assert engine.advise(board, side).move == move
+                assert engine.advise(engine.position(board, side)).move == move
                 board, side = board.play(move, side), side.opponent
             assert board.status().is_over
 

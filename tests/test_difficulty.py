@@ -45,7 +45,7 @@ def test_perfect_never_loses_to_any_opponent(
             assert status.winner is not perfect_side.opponent, position
             return
         if mover is perfect_side:
-            move = engine.advise(position, mover).move
+            move = engine.advise(engine.position(position, mover)).move
             assert move is not None
             explore(position.play(move, mover), mover.opponent)
         else:
@@ -61,7 +61,7 @@ def moves_chosen(
 ) -> Counter[int]:
     chosen: Counter[int] = Counter()
     for seed in range(seeds):
-        move = engine.advise(position, None, difficulty, random.Random(seed)).move
+        move = engine.advise(engine.position(position), difficulty, random.Random(seed)).move
         assert move is not None
         chosen[move] += 1
     return chosen
@@ -108,7 +108,7 @@ def test_medium_and_hard_always_take_a_win_else_always_block(
         blocks = {i for i in free if completes_line(text, i, reference.other(mover))}
         for seed in range(3):
             move = engine.advise(
-                Board.from_text(text), Mark(mover), difficulty, random.Random(seed)
+                engine.position(Board.from_text(text), Mark(mover)), difficulty, random.Random(seed)
             ).move
             if wins:
                 assert move in wins, (text, mover)
@@ -150,14 +150,14 @@ def results_of(engine: Engine, difficulty: Difficulty, opponent: str) -> tuple[f
         level_rng, opponent_rng = random.Random(seed), random.Random(10**6 + seed)
 
         def level(position: Board, mover: Mark, level_rng: random.Random = level_rng) -> int:
-            move = engine.advise(position, mover, difficulty, level_rng).move
+            move = engine.advise(engine.position(position, mover), difficulty, level_rng).move
             assert move is not None
             return move
 
         def rival(position: Board, mover: Mark, opponent_rng: random.Random = opponent_rng) -> int:
             if opponent == "random":
                 return opponent_rng.choice(position.empty_cells())
-            move = engine.advise(position, mover).move
+            move = engine.advise(engine.position(position, mover)).move
             assert move is not None
             return move
 
@@ -270,7 +270,7 @@ def level_choice(
     engine: Engine, position: tuple[Board, Mark], difficulty: Difficulty, seed: int
 ) -> tuple[int, dict[int, int], int]:
     board, mover = position
-    move = engine.advise(board, mover, difficulty, random.Random(seed)).move
+    move = engine.advise(engine.position(board, mover), difficulty, random.Random(seed)).move
     assert move is not None
     return move, engine.move_scores(board, mover), board.rules.max_score
 
@@ -326,7 +326,7 @@ def moves_chosen_on(
 ) -> set[int]:
     found = set()
     for seed in range(seeds):
-        move = engine.advise(position, mover, difficulty, random.Random(seed)).move
+        move = engine.advise(engine.position(position, mover), difficulty, random.Random(seed)).move
         assert move is not None
         found.add(move)
     return found
@@ -346,7 +346,7 @@ def test_under_normal_rules_medium_takes_a_win_else_blocks_as_it_always_did(
     wins = [m for m in legal if board.play(m, mover).lines_of(mover)]
     blocks = [m for m in legal if board.play(m, mover.opponent).lines_of(mover.opponent)]
     expected = random.Random(seed).choice(wins or blocks or list(legal))
-    move = engine.advise(board, mover, Difficulty.MEDIUM, random.Random(seed)).move
+    move = engine.advise(engine.position(board, mover), Difficulty.MEDIUM, random.Random(seed)).move
     assert move == expected
 
 

@@ -32,7 +32,7 @@ def test_the_engine_plays_the_lowest_best_move_everywhere(engine: Engine) -> Non
     for text, mover in reference.reachable_positions():
         if reference.finished(text):
             continue
-        advice = engine.advise(Board.from_text(text), Mark(mover))
+        advice = engine.advise(engine.position(Board.from_text(text), Mark(mover)))
         assert advice.evaluation is not None
         assert advice.move == min(advice.evaluation.best_moves)
 
@@ -90,7 +90,7 @@ def test_known_positions(
     plies_to_end: int,
     best_moves: tuple[int, ...],
 ) -> None:
-    advice = engine.advise(board(*rows), player)
+    advice = engine.advise(engine.position(board(*rows), player))
     assert advice.move == move
     assert advice.evaluation is not None
     assert advice.evaluation.score == score
@@ -108,13 +108,13 @@ def test_depth_blind_minimax_would_pick_a_slower_win_in_hundreds_of_positions(
         if not reference.finished(text)
         and reference.best_result(text, mover)[0] == 1
         and reference.plain_minimax_choice(text, mover)
-        != engine.advise(Board.from_text(text), Mark(mover)).move
+        != engine.advise(engine.position(Board.from_text(text), Mark(mover))).move
     ]
     assert len(slower) >= 200
 
 
 def test_the_advice_shows_the_position_after_the_move(engine: Engine) -> None:
-    advice = engine.advise(board("O.X", "X.X", ".OO"))
+    advice = engine.advise(engine.position(board("O.X", "X.X", ".OO")))
     assert advice.board == board("O.X", "XXX", ".OO")
     assert advice.status is GameStatus.X_WON
     assert advice.winning_lines == ((3, 4, 5),)
@@ -124,7 +124,7 @@ def test_the_advice_shows_the_position_after_the_move(engine: Engine) -> None:
 
 
 def test_after_a_move_that_does_not_end_the_game_the_opponent_moves(engine: Engine) -> None:
-    advice = engine.advise(Board())
+    advice = engine.advise(engine.position(Board()))
     assert advice.board == board("X..", "...", "...")
     assert advice.status is GameStatus.IN_PROGRESS
     assert advice.next_player is Mark.O
@@ -141,7 +141,7 @@ def test_after_a_move_that_does_not_end_the_game_the_opponent_moves(engine: Engi
 def test_a_finished_game_gets_no_move_and_its_final_state(
     engine: Engine, rows: tuple[str, str, str], status: GameStatus, lines: tuple[object, ...]
 ) -> None:
-    advice = engine.advise(board(*rows))
+    advice = engine.advise(engine.position(board(*rows)))
     assert advice.move is None
     assert advice.evaluation is None
     assert advice.chosen is None
@@ -151,9 +151,9 @@ def test_a_finished_game_gets_no_move_and_its_final_state(
     assert advice.next_player is None
 
 
-def test_an_impossible_board_gets_no_advice(engine: Engine) -> None:
+def test_an_impossible_board_is_no_position(engine: Engine) -> None:
     with pytest.raises(IllegalPosition) as refused:
-        engine.advise(board("XXX", "XX.", "O.."))
+        engine.position(board("XXX", "XX.", "O.."))
     assert refused.value.reason is Illegality.MARK_COUNT_GAP
 
 
@@ -181,7 +181,7 @@ def test_the_engines_fast_legality_check_agrees_with_the_rules_everywhere(engine
             except IllegalPosition as refused:
                 expected = refused.reason
             try:
-                found: object = engine.legal_side_to_move(board, requested)
+                found: object = engine.position(board, requested).side_to_move
             except IllegalPosition as refused:
                 found = refused.reason
             assert found == expected, (text, requested)

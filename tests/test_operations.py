@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 from service.game.board import Board, Mark
 from service.game.engine import Engine, Evaluation, MoveAdvice
+from service.game.position import Position
 from service.game.store import prepare_tables
 from tests.helpers import ServiceFactory
 
@@ -61,11 +62,11 @@ def test_not_ready_while_the_solver_answers_wrongly(
 class WrongSearchEngine(Engine):
     """An engine whose tables are right but whose search plays the lowest empty cell."""
 
-    def advise(self, board: Board, *args: Any, **kwargs: Any) -> MoveAdvice:
-        advice = super().advise(board, *args, **kwargs)
-        if self.holds(board.rules) or advice.chosen is None:
+    def advise(self, position: Position, *args: Any, **kwargs: Any) -> MoveAdvice:
+        advice = super().advise(position, *args, **kwargs)
+        if position.in_table or advice.chosen is None:
             return advice
-        lowest = dataclasses.replace(advice.chosen, move=board.empty_cells()[0])
+        lowest = dataclasses.replace(advice.chosen, move=position.board.empty_cells()[0])
         return dataclasses.replace(advice, chosen=lowest)
 
 

@@ -44,7 +44,7 @@ def test_the_answer_is_always_an_empty_cell(
     engine: Engine, position: tuple[Board, Mark], difficulty: Difficulty, seed: int
 ) -> None:
     board, mover = position
-    advice = engine.advise(board, mover, difficulty, random.Random(seed))
+    advice = engine.advise(engine.position(board, mover), difficulty, random.Random(seed))
     assert advice.move in board.empty_cells()
     assert advice.board == board.play(advice.move, mover)
     assert advice.status == advice.board.status()
@@ -54,7 +54,7 @@ def test_the_answer_is_always_an_empty_cell(
 def test_a_finished_game_gets_no_move(engine: Engine, position: tuple[Board, Mark]) -> None:
     board, mover = position
     if board.status().is_over:
-        advice = engine.advise(board, mover)
+        advice = engine.advise(engine.position(board, mover))
         assert advice.move is None
         assert advice.status == board.status()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
@@ -17,9 +18,9 @@ from cachetools import LRUCache
 from service.api.admission import Asked, Busy, HeldSlot, Searching
 from service.api.problems import REQUEST_FAILURES, Problem, problem_for
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
-from service.game.board import Board, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine
+from service.game.position import Position
 
 #: What an entry costs beyond its body: the key (a board and its cells), the cache's own
 #: bookkeeping (three dictionaries and an order) and the bytes object's header: about 1,500
@@ -35,6 +36,15 @@ UNKNOWN = "unknown"
 
 #: A cached answer: its JSON, and the mover's outcome for the listener (GAME_OVER for analyses).
 Cached = tuple[bytes, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A move request's answer as JSON, and whether it never changes: perfect play or a
+    seed, from a table (a search's answer depends on the time it had), so caches may keep it."""
+
+    body: bytes
+    lasting: bool
 
 
 def entry_size(entry: Cached) -> int:
@@ -66,39 +76,35 @@ class Answers:
         """Return how many bytes the cached answers count for now."""
         return int(self._cache.currsize)
 
-    def fixed(self, request: MoveRequest) -> bool:
-        """Return whether a request's answer never changes: perfect play or a seed, from a
-        table (a search's answer depends on the time it had)."""
-        return request.deterministic and self._engine.holds(request.to_board().rules)
-
     def analysis(self, request: MoveRequest) -> bytes:
         """Return the JSON analysis of a request's board: it depends on board and player only
         (and, beyond the tables, on the search's budget)."""
-        board = request.to_board()
         budget_ms = self._searching.budget_ms(request.budget_ms)
-        if self._engine.holds(board.rules):
+        position = self._engine.position(request.to_board(), request.player)
+        if position.in_table:
             return self._remembered(
-                ("analysis", board, request.player),
-                lambda: (self._serialize_analysis(board, request.player, budget_ms), GAME_OVER),
+                ("analysis", position.board, position.side_to_move),
+                lambda: (self._serialize_analysis(position, budget_ms), GAME_OVER),
             )[0]
         with HeldSlot(self._searching, Asked.ANALYSIS) as held:
-            self._take_slot_if_searching(held, board, request.player, searching=True)
-            return self._serialize_analysis(board, request.player, budget_ms)
+            if position.searches_for(None):
+                held.take()
+            return self._serialize_analysis(position, budget_ms)
 
-    def _serialize_analysis(self, board: Board, player: Mark | None, budget_ms: int) -> bytes:
-        ranked = self._engine.analyse(board, player, budget_seconds=budget_ms / 1000)
+    def _serialize_analysis(self, position: Position, budget_ms: int) -> bytes:
+        ranked = self._engine.analyse(position, budget_seconds=budget_ms / 1000)
         if ranked.search is not None:
             found = ranked.search
             self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)
         response = AnalysisResponse.from_analysis(ranked, budget_ms)
         return response.to_json(searched_game=ranked.searched_game)
 
-    def move(self, request: MoveRequest) -> bytes:
-        """Return the JSON answer to a move request, and tell the listener its outcome."""
+    def move(self, request: MoveRequest) -> Answer:
+        """Return the answer to a move request, and tell the listener its outcome."""
         with HeldSlot(self._searching, Asked.MOVE) as held:
-            body, outcome = self._move(request, held)
+            answer, outcome = self._move(request, held)
         self._told(outcome)
-        return body
+        return answer
 
     def moves(self, items: Sequence[Any]) -> bytes:
         """Return the JSON answers to a batch, in order, a bad item's problem in its slot.
@@ -113,53 +119,37 @@ class Answers:
             for item in items:
                 try:
                     request = MoveRequest.model_validate(item)
-                    body, outcome = self._move(request, held, budgets)
+                    answer, outcome = self._move(request, held, budgets)
                 except Busy:
                     raise  # the whole batch is refused, not one item
                 except (Problem, *REQUEST_FAILURES) as error:
-                    body = problem_for(error).to_json()
+                    results.append(problem_for(error).to_json())
                 else:
                     self._told(outcome)
-                results.append(body)
+                    results.append(answer.body)
         return b'{"results":[' + b",".join(results) + b"]}"
 
     def _move(
-        self,
-        request: MoveRequest,
-        held: HeldSlot,
-        batch: BatchBudget | None = None,
-    ) -> Cached:
-        board = request.to_board()
+        self, request: MoveRequest, held: HeldSlot, batch: BatchBudget | None = None
+    ) -> tuple[Answer, str]:
+        """Answer one move request: from the cache, the table, the rules or a search, which
+        takes a slot (and its share of a batch's budget) first."""
         budget_ms = self._searching.budget_ms(request.budget_ms)
-        if self._engine.holds(board.rules):
-            if request.difficulty is Difficulty.PERFECT:
-                return self._remembered(
-                    ("move", board, request.player),
-                    lambda: self._serialize(board, request.player, budget_ms),
-                )
-            return self._serialize(
-                board, request.player, budget_ms, request.difficulty, request.seed
+        position = self._engine.position(request.to_board(), request.player)
+        # Perfect play or a seed, from a table: the same request always gets the same answer.
+        lasting = position.in_table and request.deterministic
+        if position.in_table and request.difficulty is Difficulty.PERFECT:
+            body, outcome = self._remembered(
+                ("move", position.board, position.side_to_move),
+                lambda: self._serialize(position, budget_ms),
             )
-        searching = (
-            self._engine.may_search(board, request.difficulty) and not board.status().is_over
-        )
-        if searching and batch is not None:
-            self._engine.legal_side_to_move(board, request.player)
-            batch.spend(budget_ms)
-        self._take_slot_if_searching(held, board, request.player, searching=searching)
-        return self._serialize(board, request.player, budget_ms, request.difficulty, request.seed)
-
-    def _take_slot_if_searching(
-        self, held: HeldSlot, board: Board, player: Mark | None, *, searching: bool
-    ) -> None:
-        """Hold a search slot if answering searches; raise Busy if none is free.
-
-        A board no game reaches is refused first, without a slot: that answer needs no search.
-        """
-        if not searching or board.status().is_over:
-            return  # a finished game has no move to search for
-        self._engine.legal_side_to_move(board, player)
-        held.take()
+            return Answer(body, lasting), outcome
+        if position.searches_for(request.difficulty):
+            if batch is not None:
+                batch.spend(budget_ms)
+            held.take()
+        body, outcome = self._serialize(position, budget_ms, request.difficulty, request.seed)
+        return Answer(body, lasting), outcome
 
     def _told(self, outcome: str) -> None:
         if self._on_answer is not None:
@@ -179,16 +169,13 @@ class Answers:
 
     def _serialize(
         self,
-        board: Board,
-        player: Mark | None,
+        position: Position,
         budget_ms: int,
         difficulty: Difficulty = Difficulty.PERFECT,
         seed: int | None = None,
     ) -> Cached:
         rng = random.Random(seed) if seed is not None else None  # noqa: S311 -- a game move
-        advice = self._engine.advise(
-            board, player, difficulty, rng, budget_seconds=budget_ms / 1000
-        )
+        advice = self._engine.advise(position, difficulty, rng, budget_seconds=budget_ms / 1000)
         if advice.search is not None:
             found = advice.search
             self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)

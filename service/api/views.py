@@ -25,16 +25,16 @@ def json_response(body: bytes) -> Response:
 @api.post("/v1/move")
 def best_move() -> Response:
     """Answer the move on the posted board and the position after it."""
-    return json_response(services().answers.move(MoveRequest.model_validate(read_json_body())))
+    move_request = MoveRequest.model_validate(read_json_body())
+    return json_response(services().answers.move(move_request).body)
 
 
 @api.get("/v1/move")
 def best_move_cacheable() -> Response:
     """Answer the same as the POST, from the query string, with caching headers."""
-    move_request = MoveRequest.from_query(request.args.to_dict(flat=False))
-    answers = services().answers
-    response = json_response(answers.move(move_request))
-    if not answers.fixed(move_request):
+    answer = services().answers.move(MoveRequest.from_query(request.args.to_dict(flat=False)))
+    response = json_response(answer.body)
+    if not answer.lasting:
         response.headers["Cache-Control"] = "no-store"
         return response
     response.headers["Cache-Control"] = FOREVER

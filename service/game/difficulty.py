@@ -33,6 +33,12 @@ class Difficulty(enum.Enum):
     MEDIUM = "medium"
     EASY = "easy"
 
+    @property
+    def plays_best(self) -> bool:
+        """Return whether the level plays the best move, always or at times (`choose_move`):
+        beyond the tables, finding it takes a search."""
+        return self in (Difficulty.PERFECT, Difficulty.HARD)
+
 
 def choose_move(
     board: Board,

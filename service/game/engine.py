@@ -12,15 +12,13 @@ from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
+from service.game.position import Position
 from service.game.rules import CLASSIC, FAMILY, Rules
 from service.game.search import MoveEstimate, SearchAnalysis, SearchResult, analyse, search
 from service.game.table import UNREACHABLE, Scores, place_of, solve
 
 #: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.
 WIN_SCORE = CLASSIC.max_score
-
-#: A board and the side to move on it.
-Position = tuple[Board, Mark]
 
 #: How long a search of a game beyond the tables takes unless the caller says otherwise.
 DEFAULT_BUDGET_SECONDS = 0.25
@@ -162,12 +160,6 @@ class Engine:
         """Return whether a game is answered from its table; any other is searched."""
         return rules in self._tables
 
-    def may_search(self, board: Board, difficulty: Difficulty, *, analysis: bool = False) -> bool:
-        """Return whether answering may take a search: a game beyond the tables, and an
-        analysis or a level that plays its best moves."""
-        searching_levels = (Difficulty.PERFECT, Difficulty.HARD)
-        return not self.holds(board.rules) and (analysis or difficulty in searching_levels)
-
     def answers_every_game(self) -> bool:
         """Return whether this engine answers every game of the family."""
         return all(rules in self._tables for rules in FAMILY)
@@ -177,22 +169,24 @@ class Engine:
         found = int(self._tables[board.rules][place_of(board, side_to_move)])
         return None if found == UNREACHABLE else found
 
-    def legal_side_to_move(self, board: Board, requested: Mark | None) -> Mark:
-        """Return who moves on the board; raise IllegalPosition, saying why, if no game gets there.
+    def position(self, board: Board, requested: Mark | None = None) -> Position:
+        """Return the board as a position checked once: who moves, how the game stands, and
+        whether a table answers it; raise IllegalPosition, saying why, if no game gets there.
 
-        The table knows which positions play reaches, so a legal board costs one lookup;
-        only the others are checked rule by rule, for the reason to give. (A finished game
-        may be reachable only with the other side to move, when the mark counts are equal:
-        the rules accept it, and the nominal side moves, as it would have.)
+        The table knows which positions play reaches, so a legal board of a game it holds
+        costs one lookup; only the others are checked rule by rule. (A finished game may be
+        reachable only with the other side to move, when the mark counts are equal: the
+        rules accept it, and the nominal side moves, as it would have.)
         """
         try:
             player = side_to_move(board, requested)
         except IllegalPosition:
             check_board(board)  # an impossible board is the better reason to give
             raise
-        if not self.holds(board.rules) or self.score(board, player) is None:
+        in_table = self.holds(board.rules)
+        if not in_table or self.score(board, player) is None:
             check_board(board)
-        return player
+        return Position(board, player, board.status(), in_table)
 
     def move_scores(self, board: Board, side_to_move: Mark) -> dict[int, int]:
         """Return what each legal move of a board in progress is worth to its mover."""
@@ -254,22 +248,20 @@ class Engine:
 
     def advise(
         self,
-        board: Board,
-        requested_player: Mark | None = None,
+        position: Position,
         difficulty: Difficulty = Difficulty.PERFECT,
         rng: random.Random | None = None,
         *,
         budget_seconds: float = DEFAULT_BUDGET_SECONDS,
     ) -> MoveAdvice:
-        """Return the move to play at `difficulty`; raise IllegalPosition if no game reaches it.
+        """Return the move to play at `difficulty` in a position.
 
         Every level but "perfect" draws from `rng`, which a caller seeds for a reproducible
         choice; without one, a freshly seeded generator is used, never the global one. A game
         beyond the tables is searched for up to `budget_seconds`, when the level needs it.
         """
-        player = self.legal_side_to_move(board, requested_player)
-        status = board.status()
-        searched_game = not self.holds(board.rules)
+        board, player, status = position.board, position.side_to_move, position.status
+        searched_game = not position.in_table
         if status.is_over:
             lines = board.completed_lines()
             return MoveAdvice(
@@ -311,7 +303,12 @@ class Engine:
         found = searches[0] if searches else None
         after = board.play(move, player)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
-        score = found.score if found and found.move == move else _score_at_once(after, player)
+        after_status = after.status()
+        score = (
+            found.score
+            if found and found.move == move
+            else _score_at_once(after, after_status, player)
+        )
         row, col = board.rules.coordinates(move)
         chosen = MoveValue(score, move, row, col, plies_if_known(score, empty, max_score))
         evaluation = Evaluation(
@@ -325,7 +322,7 @@ class Engine:
             evaluation,
             chosen,
             after,
-            after.status(),
+            after_status,
             after.completed_lines(),
             _known_optimal(chosen, found, max_score),
             searched_game=True,
@@ -333,31 +330,27 @@ class Engine:
         )
 
     def analyse(
-        self,
-        board: Board,
-        requested_player: Mark | None = None,
-        *,
-        budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+        self, position: Position, *, budget_seconds: float = DEFAULT_BUDGET_SECONDS
     ) -> Analysis:
-        """Rank every legal move, best first and then by cell; raise IllegalPosition if illegal.
+        """Rank every legal move of a position, best first and then by cell.
 
         A game beyond the tables ranks the moves its search looked at, within `budget_seconds`.
         """
-        player = self.legal_side_to_move(board, requested_player)
-        status = board.status()
-        searched_game = not self.holds(board.rules)
+        board, player, status = position.board, position.side_to_move, position.status
+        searched_game = not position.in_table
         if status.is_over:
             return Analysis(player, status, None, (), board.rules, searched_game)
         if searched_game:
-            return self._analyse_by_search(board, player, budget_seconds)
+            return self._analyse_by_search(position, budget_seconds)
         ranked = sorted(
             (self.rank(board, player, move) for move in board.empty_cells()),
             key=lambda ranked_move: (-(ranked_move.score or 0), ranked_move.move),
         )
         return Analysis(player, status, self.evaluate(board, player), tuple(ranked), board.rules)
 
-    def _analyse_by_search(self, board: Board, player: Mark, budget_seconds: float) -> Analysis:
-        found = analyse(board, player, budget_seconds)
+    def _analyse_by_search(self, position: Position, budget_seconds: float) -> Analysis:
+        board = position.board
+        found = analyse(board, position.side_to_move, budget_seconds)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
         ranked = tuple(_ranked_estimate(board, estimate) for estimate in found.moves)
         top = found.moves[0]
@@ -370,8 +363,8 @@ class Engine:
         )
         evaluation = Evaluation(known, (top.move,), plies_if_known(known, empty, max_score))
         return Analysis(
-            player,
-            board.status(),
+            position.side_to_move,
+            position.status,
             evaluation,
             ranked,
             board.rules,
@@ -382,9 +375,9 @@ class Engine:
     def answers_known_position(self) -> bool:
         """Return whether the table, and the search, find the winning move of known positions."""
         try:
-            advice = self.advise(Board.from_text("O.XX.X.OO"))
+            advice = self.advise(self.position(Board.from_text("O.XX.X.OO")))
             # And the search: on 7x7, five in a row, X's open four wins at once on cell 14.
-            searched = self.advise(Board.from_text(SEARCH_CHECK, Rules(7, 7, 5)))
+            searched = self.advise(self.position(Board.from_text(SEARCH_CHECK, Rules(7, 7, 5))))
         except Exception:
             return False
         return (
@@ -397,9 +390,8 @@ class Engine:
         )
 
 
-def _score_at_once(after: Board, mover: Mark) -> int | None:
+def _score_at_once(after: Board, status: GameStatus, mover: Mark) -> int | None:
     """Return the mover's score if the game ended with the move just played, else None."""
-    status = after.status()
     if not status.is_over:
         return None
     if status.winner is None:
