@@ -9,8 +9,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.app_settings import AppSettings
-from service.game.board import Board
+from service.api.problems import SENTENCES
 from service.game.engine import Engine, MoveAdvice
+from service.game.position import Position
 from service.ops.environment import Settings
 from tests.helpers import ServiceFactory
 
@@ -79,6 +80,183 @@ def test_json_media_types_are_accepted(client: FlaskClient, content_type: str) -
     assert response.status_code == 200
 
 
+CELL_HELP = (
+    "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
+)
+
+#: One request for each sentence of the table: the error type it meets, the request (a body
+#: posted to the path, or a query string), and the whole detail it gets.
+SCHEMA_FAILURES = [
+    ("missing", "/v1/move", {}, "board: is required"),
+    (
+        "extra_forbidden",
+        "/v1/move",
+        {"board": "X........", "colour": "red"},
+        "colour: is not a field of this request",
+    ),
+    ("model_type", "/v1/move", ["X........"], "the body must be a JSON object"),
+    (
+        "model_type",
+        "/v1/move",
+        {"board": "X........", "rules": 3},
+        "rules: rules must be a JSON object",
+    ),
+    (
+        "int_type",
+        "/v1/move",
+        {"board": "X........", "seed": "7"},
+        "seed: seed is a whole number, not '7'",
+    ),
+    (
+        "int_type",
+        "/v1/move",
+        {"board": "X........", "seed": 7.0},
+        "seed: seed is a whole number, not 7.0",
+    ),
+    (
+        "int_type",
+        "/v1/move",
+        {"board": "X........", "rules": {"rows": True}},
+        "rules/rows: rows is a whole number, not True",
+    ),
+    (
+        "int_parsing",
+        "/v1/move?board=X........&seed=1.5",
+        None,
+        "seed: seed is a whole number, not '1.5'",
+    ),
+    (
+        "int_parsing_size",
+        "/v1/move?board=X........&budget_ms=" + "9" * 5000,
+        None,
+        "budget_ms: budget_ms is a whole number, not '" + "9" * 36 + "...",
+    ),
+    (
+        "greater_than_equal",
+        "/v1/move",
+        {"board": "X........", "seed": -1},
+        "seed: seed is a whole number of at least 0, not -1",
+    ),
+    (
+        "less_than_equal",
+        "/v1/move",
+        {"board": "X........", "seed": 2**63},
+        "seed: seed is a whole number of at most 9223372036854775807, not 9223372036854775808",
+    ),
+    (
+        "bool_type",
+        "/v1/move",
+        {"board": "X........", "rules": {"misere": "true"}},
+        "rules/misere: misere is true or false, not 'true'",
+    ),
+    (
+        "bool_parsing",
+        "/v1/move?board=X........&misere=maybe",
+        None,
+        "rules/misere: misere is true or false, not 'maybe'",
+    ),
+    (
+        "enum",
+        "/v1/move",
+        {"board": "X........", "difficulty": None},
+        "difficulty: difficulty is one of 'perfect', 'hard', 'medium' or 'easy', not null",
+    ),
+    (
+        "list_type",
+        "/v1/moves",
+        {"requests": "X........"},
+        "requests: requests is a list, not 'X........'",
+    ),
+    (
+        "too_long",
+        "/v1/moves",
+        {"requests": [{"board": "X........"}] * 1001},
+        "requests: a batch holds at most 1000 requests, not 1001",
+    ),
+    (
+        "repeated_parameter",
+        "/v1/move?board=X........&seed=1&seed=2",
+        None,
+        "seed: a query parameter may be given only once",
+    ),
+    (
+        "board_type",
+        "/v1/move",
+        {"board": 9},
+        "board: a board is a list of cells, a list of rows of cells, or a string of one "
+        "character a cell",
+    ),
+    (
+        "board_text_length",
+        "/v1/move",
+        {"board": ""},
+        "board: a board string has 1 to 225 characters, one a cell, not 0",
+    ),
+    (
+        "board_list_length",
+        "/v1/move",
+        {"board": [None] * 226},
+        "board: a board is a list of 1 to 225 cells or of 1 to 15 rows of cells, not a list of 226",
+    ),
+    (
+        "board_rows",
+        "/v1/move",
+        {"board": [["X", None], [None]]},
+        "board: a board of rows has 1 to 15 rows, each a list of the same 1 to 15 cells",
+    ),
+    (
+        "board_cell",
+        "/v1/move",
+        {"board": ["X", 7, *[None] * 7]},
+        f"board/1: cell 1 is 7: {CELL_HELP}, 1",
+    ),
+    (
+        "player",
+        "/v1/move",
+        {"board": "X........", "player": "Z"},
+        "player: player is 'X' or 'O' (either case) or null, not 'Z'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "path", "body", "detail"), SCHEMA_FAILURES)
+def test_a_request_the_schema_refuses_gets_a_plain_sentence_with_its_limits(
+    client: FlaskClient, kind: str, path: str, body: Any, detail: str
+) -> None:
+    response = client.get(path) if body is None else client.post(path, json=body)
+    problem = assert_problem(response, 422, "invalid_request")
+    assert problem["detail"] == detail
+    (reason,) = problem["errors"]
+    where = "/".join(str(part) for part in reason["loc"])
+    assert detail == (f"{where}: " if where else "") + reason["msg"]
+
+
+def test_every_sentence_of_the_table_is_one_a_request_can_meet() -> None:
+    assert {kind for kind, *_ in SCHEMA_FAILURES} == set(SENTENCES)
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [
+        ("seed=5&difficulty=easy", {"seed": 5, "difficulty": "easy"}),
+        (
+            "rows=3&cols=3&k=2&misere=true",
+            {"rules": {"rows": 3, "cols": 3, "k": 2, "misere": True}},
+        ),
+        ("k=2&misere=1", {"rules": {"k": 2, "misere": True}}),
+        ("misere=false&player=x", {"rules": {"misere": False}, "player": "x"}),
+        ("misere=0&budget_ms=100", {"rules": {"misere": False}, "budget_ms": 100}),
+    ],
+)
+def test_a_query_string_is_read_as_the_same_request_as_a_body(
+    client: FlaskClient, query: str, body: dict[str, Any]
+) -> None:
+    asked = client.get(f"/v1/move?board=X...O....&{query}")
+    posted = client.post("/v1/move", json={"board": "X...O....", **body})
+    assert asked.status_code == posted.status_code == 200
+    assert asked.get_json() == posted.get_json()
+
+
 def test_a_body_over_the_limit_is_a_413_that_closes_the_connection(client: FlaskClient) -> None:
     oversized = b'{"board": "' + b" " * (1024 * 1024) + b'"}'
     response = client.post("/v1/move", data=oversized, content_type="application/json")
@@ -126,7 +304,7 @@ def test_a_wrong_method_is_a_405_that_lists_the_right_ones(
 class ExplodingEngine(Engine):
     """An engine that fails on every question, standing in for a bug."""
 
-    def advise(self, board: Board, *args: Any, **kwargs: Any) -> MoveAdvice:
+    def advise(self, position: Position, *args: Any, **kwargs: Any) -> MoveAdvice:
         raise RuntimeError("secret internals /srv/service/engine.py line 42")
 
 

@@ -8,6 +8,7 @@ from http import HTTPStatus
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from service.game.legality import IllegalPosition
 from service.game.rules import InvalidRules
@@ -134,8 +135,8 @@ def _unprocessable(code: str, detail: str, loc: list[str]) -> Problem:
 
 def _invalid_request(error: ValidationError) -> Problem:
     reasons = [
-        {"loc": list(reason["loc"]), "msg": _message(reason)}
-        for reason in error.errors(include_url=False, include_context=False, include_input=False)
+        {"loc": list(reason["loc"]), "msg": _sentence(reason)}
+        for reason in error.errors(include_url=False)
     ]
     detail = "; ".join(f"{_where(reason['loc'])}{reason['msg']}" for reason in reasons)
     return Problem(422, "invalid_request", detail, errors=reasons)
@@ -145,14 +146,67 @@ def _where(loc: Sequence[int | str]) -> str:
     return "/".join(str(part) for part in loc) + ": " if loc else ""
 
 
-#: Plainer words for the schema failures Pydantic phrases for Python programmers.
-FRIENDLIER_MESSAGES = {
-    "extra_forbidden": "is not a field of this request",
+#: What a board's cell may be, said in every refusal of one.
+CELL_HELP = (
+    "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
+)
+
+#: The sentence for every validation failure a request can meet, keyed by Pydantic's error
+#: type (and the custom types of service.api.schemas), for a frontend developer rather than a
+#: Python programmer. Each is filled in with the error's context (the limits Pydantic reports,
+#: or what a custom validator found), `field` (the name that failed, "the body" at the top)
+#: and `input` (what was given there, shortened).
+SENTENCES = {
     "missing": "is required",
-    "model_type": "the body must be a JSON object",
-    "model_attributes_type": "the body must be a JSON object",
+    "extra_forbidden": "is not a field of this request",
+    "model_type": "{field} must be a JSON object",
+    "int_type": "{field} is a whole number, not {input}",
+    # Only a query string's text is parsed (the lax mode of MoveRequest.from_query).
+    "int_parsing": "{field} is a whole number, not {input}",
+    "int_parsing_size": "{field} is a whole number, not {input}",
+    # Only whole numbers have bounds in this API.
+    "greater_than_equal": "{field} is a whole number of at least {ge}, not {input}",
+    "less_than_equal": "{field} is a whole number of at most {le}, not {input}",
+    "bool_type": "{field} is true or false, not {input}",
+    "bool_parsing": "{field} is true or false, not {input}",
+    "enum": "{field} is one of {expected}, not {input}",
+    "list_type": "{field} is a list, not {input}",
+    # A batch's requests are the only list of bounded length.
+    "too_long": "a batch holds at most {max_length} requests, not {actual_length}",
+    "repeated_parameter": "a query parameter may be given only once",
+    "board_type": (
+        "a board is a list of cells, a list of rows of cells, or a string of one character a cell"
+    ),
+    "board_text_length": "a board string has 1 to {maximum} characters, one a cell, not {length}",
+    "board_list_length": (
+        "a board is a list of 1 to {cells} cells or of 1 to {sides} rows of cells, "
+        "not a list of {length}"
+    ),
+    "board_rows": (
+        "a board of rows has 1 to {maximum} rows, each a list of the same 1 to {maximum} cells"
+    ),
+    "board_cell": "cell {index} is {value}: " + CELL_HELP + ", {index}",
+    "player": "player is 'X' or 'O' (either case) or null, not {value}",
 }
 
 
-def _message(reason: Mapping[str, Any]) -> str:
-    return str(FRIENDLIER_MESSAGES.get(reason["type"], reason["msg"]))
+def refusal(kind: str, **context: Any) -> PydanticCustomError:
+    """Return a custom validation failure of a kind in SENTENCES, with what it found."""
+    return PydanticCustomError(kind, SENTENCES[kind], context)
+
+
+def describe(value: Any) -> str:
+    """Return a short, safe rendering of a value a request gave, for a sentence."""
+    if value is None:
+        return "null"
+    text = repr(value) if isinstance(value, str | int | float) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _sentence(reason: ErrorDetails) -> str:
+    template = SENTENCES.get(reason["type"])
+    if template is None:
+        return reason["msg"]
+    loc = reason["loc"]
+    field = str(loc[-1]) if loc else "the body"
+    return template.format(field=field, input=describe(reason["input"]), **reason.get("ctx", {}))

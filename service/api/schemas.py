@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -12,27 +11,34 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    StrictBool,
+    StrictInt,
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
 )
-from pydantic.main import IncEx
-from pydantic_core import PydanticCustomError
 
 from service.api.app_settings import DEFAULT_BUDGET_MS
+from service.api.problems import describe, refusal
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
 from service.game.rules import MAX_SIDE, rules_for
 from service.game.search import Method, SearchAnalysis, SearchResult
 
+#: A mark in either case: clients write 'x' as often as 'X', which Mark's values do not know.
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
 #: What an empty cell may be written as; a board string uses the one-character ones.
 EMPTY_CELLS = frozenset({"", " ", "_", "-", "."})
 MAX_CELLS = MAX_SIDE * MAX_SIDE
-CELL_HELP = (
-    "a cell is 'X' or 'O' (either case), empty (null, '', ' ', '_', '-' or '.') or its own index"
-)
+#: Seeds fit a signed 64-bit integer, which every client language has.
+MAX_SEED = 2**63 - 1
+#: The most move requests one batch may hold.
+MAX_BATCH = 1000
+
+
+# The board is the one field Pydantic's types cannot say: three encodings, and a cell that
+# may be empty in six ways or given as its own index, refused at its own index.
 
 
 def _parse_cell(indexed: tuple[int, Any]) -> Mark | None:
@@ -44,16 +50,7 @@ def _parse_cell(indexed: tuple[int, Any]) -> Mark | None:
     # bool is a subclass of int, but true is no cell index.
     if type(value) is int and value == index:
         return None
-    raise PydanticCustomError(
-        "board_cell",
-        "cell {index} is {value}: " + CELL_HELP + ", {index}",
-        {"index": index, "value": _describe(value)},
-    )
-
-
-def _describe(value: Any) -> str:
-    text = repr(value) if isinstance(value, str | int | float) else type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
+    raise refusal("board_cell", index=index, value=describe(value))
 
 
 def _rows_of(value: Any) -> int | None:
@@ -67,35 +64,18 @@ def _flatten_board(value: Any) -> Any:
     """Turn the three accepted board shapes into one list of (index, cell) pairs."""
     if isinstance(value, str):
         if not 1 <= len(value) <= MAX_CELLS:
-            raise PydanticCustomError(
-                "board_length",
-                "a board string has 1 to {maximum} characters, one a cell, not {length}",
-                {"maximum": MAX_CELLS, "length": len(value)},
-            )
+            raise refusal("board_text_length", maximum=MAX_CELLS, length=len(value))
         return list(enumerate(value))
     if isinstance(value, list):
         if _rows_of(value) is not None:
             widths = {len(row) if isinstance(row, list) else -1 for row in value}
             if len(value) > MAX_SIDE or len(widths) != 1 or not 1 <= min(widths) <= MAX_SIDE:
-                raise PydanticCustomError(
-                    "board_rows",
-                    "a board of rows has 1 to {maximum} rows, each a list of the same 1 to "
-                    "{maximum} cells",
-                    {"maximum": MAX_SIDE},
-                )
+                raise refusal("board_rows", maximum=MAX_SIDE)
             return list(enumerate(cell for row in value for cell in row))
         if not 1 <= len(value) <= MAX_CELLS:
-            raise PydanticCustomError(
-                "board_length",
-                "a board is a list of 1 to {cells} cells or of 1 to {sides} rows of cells, "
-                "not a list of {length}",
-                {"cells": MAX_CELLS, "sides": MAX_SIDE, "length": len(value)},
-            )
+            raise refusal("board_list_length", cells=MAX_CELLS, sides=MAX_SIDE, length=len(value))
         return list(enumerate(value))
-    raise PydanticCustomError(
-        "board_type",
-        "a board is a list of cells, a list of rows of cells, or a string of one character a cell",
-    )
+    raise refusal("board_type")
 
 
 def _parse_player(value: Any) -> Mark | None:
@@ -103,38 +83,7 @@ def _parse_player(value: Any) -> Mark | None:
         return None
     if isinstance(value, str) and value in MARKS:
         return MARKS[value]
-    raise PydanticCustomError(
-        "player",
-        "player is 'X' or 'O' (either case) or null, not {value}",
-        {"value": _describe(value)},
-    )
-
-
-DIFFICULTIES = {level.value: level for level in Difficulty}
-#: Seeds fit a signed 64-bit integer, which every client language has.
-MAX_SEED = 2**63 - 1
-#: The most move requests one batch may hold.
-MAX_BATCH = 1000
-
-
-def _parse_difficulty(value: Any) -> Difficulty:
-    if isinstance(value, str) and value in DIFFICULTIES:
-        return DIFFICULTIES[value]
-    raise PydanticCustomError(
-        "difficulty",
-        "difficulty is one of 'perfect', 'hard', 'medium' or 'easy', not {value}",
-        {"value": _describe(value)},
-    )
-
-
-def _parse_seed(value: Any) -> int | None:
-    if value is None or (type(value) is int and 0 <= value <= MAX_SEED):
-        return value
-    raise PydanticCustomError(
-        "seed",
-        "seed is a whole number from 0 to 9223372036854775807, or null, not {value}",
-        {"value": _describe(value)},
-    )
+    raise refusal("player", value=describe(value))
 
 
 #: A cell, validated with its index so that it may be given as its own index, and so that
@@ -164,31 +113,8 @@ else:
     BoardCells = Annotated[Cells, BeforeValidator(_flatten_board), WrapValidator(_keep_the_rows)]
 
 
-def _parse_budget(value: Any) -> int | None:
-    # The range is the operator's to set, so it is checked where the settings are known.
-    if value is None or type(value) is int:
-        return value
-    raise PydanticCustomError(
-        "budget_ms",
-        "budget_ms is a whole number of milliseconds, or null, not {value}",
-        {"value": _describe(value)},
-    )
-
-
-def _strict_int(value: Any) -> int | None:
-    if value is None or type(value) is int:
-        return value
-    raise PydanticCustomError(
-        "whole_number", "must be a whole number, not {value}", {"value": _describe(value)}
-    )
-
-
-def _strict_bool(value: Any) -> bool:
-    if type(value) is bool:
-        return value
-    raise PydanticCustomError(
-        "boolean", "must be true or false, not {value}", {"value": _describe(value)}
-    )
+# In a JSON body a number is a number and a boolean a boolean (StrictInt, StrictBool: no "7",
+# no 1.0, no true for 1); only the query string's text is read in lax mode (from_query).
 
 
 class RulesRequest(BaseModel):
@@ -196,10 +122,11 @@ class RulesRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    rows: Annotated[int | None, PlainValidator(_strict_int)] = None
-    cols: Annotated[int | None, PlainValidator(_strict_int)] = None
-    k: Annotated[int | None, PlainValidator(_strict_int)] = None
-    misere: Annotated[bool, PlainValidator(_strict_bool)] = False
+    # The ranges depend on each other (k up to the longer side), so the rules check them.
+    rows: StrictInt | None = None
+    cols: StrictInt | None = None
+    k: StrictInt | None = None
+    misere: StrictBool = False
 
 
 #: A request without `rules`: every rule from the board's shape, or the defaults.
@@ -213,11 +140,13 @@ class MoveRequest(BaseModel):
 
     board: BoardCells
     rules: RulesRequest | None = None
+    # 'x' and 'o' too, so not the Mark enum itself.
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
-    difficulty: Annotated[Difficulty, PlainValidator(_parse_difficulty)] = Difficulty.PERFECT
-    seed: Annotated[int | None, PlainValidator(_parse_seed)] = None
-    #: How long a search may take, for a game beyond the tables; None: the default.
-    budget_ms: Annotated[int | None, PlainValidator(_parse_budget)] = None
+    difficulty: Difficulty = Difficulty.PERFECT
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | None = None
+    #: How long a search may take, for a game beyond the tables; None: the default. The range
+    #: is the operator's to set, so it is checked where the settings are known.
+    budget_ms: StrictInt | None = None
 
     def to_board(self) -> Board:
         """Return the board under the rules named, or implied by its shape.
@@ -243,47 +172,23 @@ class MoveRequest(BaseModel):
 
     @classmethod
     def from_query(cls, query: Mapping[str, list[str]]) -> MoveRequest:
-        """Validate a query string: the same fields, each given once, the seed as digits."""
+        """Validate a query string: the same fields, each given once, the rules' flat."""
         repeated = [name for name, values in query.items() if len(values) > 1]
         if repeated:
             raise ValidationError.from_exception_data(
                 cls.__name__,
                 [
-                    {
-                        "type": PydanticCustomError(
-                            "repeated_parameter", "a query parameter may be given only once"
-                        ),
-                        "loc": (name,),
-                        "input": query[name],
-                    }
+                    {"type": refusal("repeated_parameter"), "loc": (name,), "input": query[name]}
                     for name in repeated
                 ],
             )
         fields: dict[str, Any] = {name: values[0] for name, values in query.items()}
-        for name in WHOLE_NUMBER_PARAMETERS:
-            text = fields.get(name)
-            if isinstance(text, str) and WHOLE_NUMBER.fullmatch(text):
-                fields[name] = int(text)
-        rules = {name: fields.pop(name) for name in RULES_PARAMETERS if name in fields}
+        rules = {name: fields.pop(name) for name in RulesRequest.model_fields if name in fields}
         if rules:
-            fields["rules"] = {name: _from_query_text(name, text) for name, text in rules.items()}
-        return cls.model_validate(fields)
-
-
-#: The query parameters of GET /v1/move that name the rules.
-RULES_PARAMETERS = ("rows", "cols", "k", "misere")
-#: The other query parameters read as whole numbers when they are written as one.
-WHOLE_NUMBER_PARAMETERS = ("seed", "budget_ms")
-WHOLE_NUMBER = re.compile(r"-?[0-9]{1,20}")
-BOOLEAN_WORDS = {"true": True, "false": False, "1": True, "0": False}
-
-
-def _from_query_text(name: str, text: str) -> Any:
-    """Read a rule from the query string: misere as true or false, the others as whole
-    numbers; text that is neither is left for validation to refuse, saying why."""
-    if name == "misere":
-        return BOOLEAN_WORDS.get(text, text)
-    return int(text) if WHOLE_NUMBER.fullmatch(text) else text
+            fields["rules"] = rules
+        # A query string is all text: lax mode reads its whole numbers and its true or false
+        # (also 1 or 0), which a JSON body must give as such.
+        return cls.model_validate(fields, strict=False)
 
 
 class RulesResponse(BaseModel):
@@ -327,11 +232,6 @@ class SearchResponse(BaseModel):
             time_ms=round(found.seconds * 1000, 1),
             budget_ms=budget_ms,
         )
-
-
-#: Left out of every answer from a table, so that those stay as they always were.
-NOT_IN_TABLE_ANSWERS: IncEx = {"search"}
-NOT_IN_TABLE_ANALYSES: dict[str, Any] = {"search": True, "moves": {"__all__": {"evaluation"}}}
 
 
 class MoveResponse(BaseModel):
@@ -387,9 +287,8 @@ class MoveResponse(BaseModel):
 
     def to_json(self, *, searched_game: bool) -> bytes:
         """Return the answer as JSON: `search` only for a game beyond the tables."""
-        return self.model_dump_json(
-            exclude=None if searched_game else NOT_IN_TABLE_ANSWERS
-        ).encode()
+        # Left out of every answer from a table, so that those stay as they always were.
+        return self.model_dump_json(exclude=None if searched_game else {"search"}).encode()
 
 
 class RankedMoveResponse(BaseModel):
@@ -456,17 +355,9 @@ class AnalysisResponse(BaseModel):
         """Return the analysis as JSON: the search's fields only for a game beyond the tables."""
         if searched_game:
             return self.model_dump_json().encode()
-        return self.model_dump_json(exclude=NOT_IN_TABLE_ANALYSES).encode()
-
-
-def _cap_batch(value: Any) -> Any:
-    if isinstance(value, list) and len(value) > MAX_BATCH:
-        raise PydanticCustomError(
-            "batch_too_large",
-            "a batch holds at most {maximum} requests, not {count}",
-            {"maximum": MAX_BATCH, "count": len(value)},
-        )
-    return value
+        return self.model_dump_json(
+            exclude={"search": True, "moves": {"__all__": {"evaluation"}}}
+        ).encode()
 
 
 class BatchRequest(BaseModel):
@@ -474,4 +365,5 @@ class BatchRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    requests: Annotated[list[Any], BeforeValidator(_cap_batch), Field(strict=True)]
+    # Any value in the list: each item is validated, and refused, in its own slot.
+    requests: Annotated[list[Any], Field(strict=True, max_length=MAX_BATCH)]
