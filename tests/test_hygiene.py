@@ -75,6 +75,23 @@ def test_no_shipped_configuration_runs_in_debug_mode(engine: Engine) -> None:
     assert not re.search(r"FLASK_DEBUG|debug\s*=\s*True|app\.run\(", shipped)
 
 
+#: A name from pydantic's private modules, which may change in any release.
+PRIVATE_PYDANTIC = re.compile(r"\bpydantic(_core)?\.(main|_\w+)\b")
+
+
+def test_the_service_uses_pydantic_through_its_public_names_only() -> None:
+    assert PRIVATE_PYDANTIC.search("from pydantic.main import IncEx")
+    assert PRIVATE_PYDANTIC.search("from pydantic._internal._model_construction import x")
+    assert not PRIVATE_PYDANTIC.search("from pydantic_core import PydanticCustomError")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "service").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if PRIVATE_PYDANTIC.search(line)
+    ]
+    assert offenders == []
+
+
 class CountingStream(io.RawIOBase):
     """An endless request body that counts what is read of it."""
 
