@@ -20,9 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.http_bench import ROOT, cores, lua_script, workload, wrk
-from tests.helpers import search
-from tests.servers import SERVICE_COMMAND, RunningServer, start_server
+from benchmarks.http_bench import ROOT, cores, lua_script, search, workload, wrk
+from scripts.servers import SERVICE_COMMAND, RunningServer, start_server
 
 BODY = '{"board": "X...O...."}'
 

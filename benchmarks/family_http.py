@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.http_bench import ROOT, Run, lua_script, service_server, workload, wrk
+from scripts.servers import free_port
 from service.game.rules import FAMILY, Rules
 from service.game.table import UNREACHABLE, solve
-from tests.servers import free_port
 
 FOUR = Rules(4, 4, 4)
 FOUR_MISERE = Rules(4, 4, 4, misere=True)
@@ -69,7 +69,7 @@ def container_startups(count: int = 3) -> list[float]:
                         found.append(time.monotonic() - started)
                         break
                 except OSError:
-                    time.sleep(0.02)
+                    time.sleep(0.02)  # a poll of the readiness URL, bounded above
         finally:
             subprocess.run(["docker", "rm", "--force", container], capture_output=True, check=False)
     return found

@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks.compare import worktree
 from benchmarks.family_http import container_startups, proportional_set_size_mb
 from benchmarks.http_bench import ROOT, rss_of_workers
-from tests.servers import start_server
+from scripts.servers import start_server
 
 GOMOKU_OPENING = json.dumps({"board": "." * 112 + "X" + "." * 112}).encode()
 

@@ -25,12 +25,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.engine_bench import legal_positions
+from scripts.servers import SERVICE_COMMAND, start_server
 from service.game.engine import Engine
-from tests.helpers import search
-from tests.servers import SERVICE_COMMAND, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 CONNECTIONS = 64
+
+
+def search(pattern: str, text: str) -> re.Match[str]:
+    """Return the first match of `pattern` in what a tool printed; raise ValueError, quoting
+    the output, if none (the tool failed or changed its format)."""
+    found = re.search(pattern, text)
+    if found is None:
+        raise ValueError(f"no {pattern!r} in {text[:500]!r}")
+    return found
 
 
 @dataclass

@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import tests.servers
-from tests.helpers import search
-from tests.servers import RunningServer
+from scripts import servers
+from scripts.servers import RunningServer
 
 BODY = b'{"board": "X...O...."}'
 CONNECTIONS = 64
@@ -71,7 +70,7 @@ def start_server(workdir: Path, **env: str) -> Server:
     log = workdir / f"server-{time.monotonic_ns()}.log"
     with log.open("wb") as output:
         try:
-            running = tests.servers.start_server(env, stdout=output, stderr=output)
+            running = servers.start_server(env, stdout=output, stderr=output)
         except RuntimeError as error:
             raise SystemExit(f"{error}: {log.read_text()[-2000:]}") from None
     return Server(running, log)
@@ -117,7 +116,10 @@ def start_hey(url: str, seconds: float, connections: int, body_file: Path) -> su
 
 def read_hey(process: subprocess.Popen[str]) -> HeyReport:
     output, _ = process.communicate(timeout=600)
-    report = HeyReport(seconds=float(search(r"Total:\s+([\d.]+) secs", output).group(1)))
+    total = re.search(r"Total:\s+([\d.]+) secs", output)
+    if total is None:
+        raise SystemExit(f"hey printed no total: {output[-2000:]}")
+    report = HeyReport(seconds=float(total.group(1)))
     for status, count in re.findall(r"\[(\d{3})\]\s+(\d+) responses", output):
         report.statuses[int(status)] = int(count)
     errors = output.split("Error distribution:", 1)[1] if "Error distribution:" in output else ""
@@ -164,7 +166,7 @@ def check_kill_worker(workdir: Path, body: Path, seconds: float) -> bool:
     load's connections), the master replaces it, and throughput recovers within 2 s."""
     server = start_server(workdir)
     load = start_hey(server.url, seconds, CONNECTIONS, body)
-    time.sleep(seconds / 3)
+    time.sleep(seconds / 3)  # a third of the load before the kill: the baseline throughput
     victim = server.worker_pids()[0]
     killed_at = time.time()
     os.kill(victim, signal.SIGKILL)
@@ -174,7 +176,7 @@ def check_kill_worker(workdir: Path, body: Path, seconds: float) -> bool:
         if victim not in pids and len(pids) == 2:
             replaced_after = time.time() - killed_at
             break
-        time.sleep(0.01)
+        time.sleep(0.01)  # a poll of the master's workers, bounded above; the delay is the figure
     report = read_hey(load)
     server.process.send_signal(signal.SIGTERM)
     exit_code = server.process.wait(timeout=60)
@@ -207,7 +209,7 @@ def check_sigterm(workdir: Path, body: Path, seconds: float) -> bool:
     client; what it refused after the signal never got in. Exit 0 within the grace period."""
     server = start_server(workdir, GUNICORN_GRACEFUL_TIMEOUT="10")
     load = start_hey(server.url, seconds, CONNECTIONS, body)
-    time.sleep(seconds / 2)
+    time.sleep(seconds / 2)  # the signal comes halfway through the load, by design
     server.process.send_signal(signal.SIGTERM)
     signalled = time.monotonic()
     exit_code = server.process.wait(timeout=60)

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tests.servers
+from scripts import servers
 
 GOMOKU = json.dumps({"board": "." * 112 + "X" + "." * 112}).encode()
 PROBES: dict[str, tuple[str, str, bytes | None]] = {
@@ -93,7 +93,7 @@ def repeat(until: float, action: Callable[[], None], pause: float = 0.0) -> None
     while time.monotonic() < until:
         action()
         if pause:
-            time.sleep(pause)
+            time.sleep(pause)  # the pace of a client, part of the load being measured
 
 
 def probe(port: int, timings: Timings, until: float) -> list[threading.Thread]:
@@ -168,7 +168,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         log = Path(workdir) / "server.log"
         with log.open("wb") as output:
-            server = tests.servers.start_server(
+            server = servers.start_server(
                 {"ACCESS_LOG": "false", "SEARCH_SLOTS": "2"},
                 stdout=output,
                 stderr=output,

@@ -1,24 +1,28 @@
 """Fixtures: the tables solved once per session in a directory of its own, the engine on them,
-a fresh service and client per test, and real servers on the same tables."""
+a fresh service and client per test, real servers on the same tables (one a module, or one
+a test), and a headless browser."""
 
 from __future__ import annotations
 
 import functools
 import io
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, settings
+from playwright.sync_api import Browser, sync_playwright
 
+from scripts.servers import RunningServer, start_server
 from service.game.engine import Engine
 from service.game.store import prepare_tables
 from service.ops.composition import create_service
 from service.ops.environment import Settings
-from tests.helpers import ServerStarter, ServiceFactory
-from tests.servers import start_server
+from tests.helpers import CHROMIUM, CHROMIUM_ARGS, ServerStarter, ServiceFactory, missing_tool
 
 # CI runs the same examples every time; elsewhere Hypothesis explores new ones. Function
 # fixtures here are read-only (an app, a client), so reusing them across examples is safe.
@@ -52,6 +56,26 @@ def engine(tables_dir: Path) -> Engine:
 def serve(tables_dir: Path) -> ServerStarter:
     """Return `start_server` on the session's tables: no test writes a developer's cache."""
     return functools.partial(start_server, tables_dir=tables_dir)
+
+
+@pytest.fixture(scope="module")
+def server(serve: ServerStarter) -> Iterator[RunningServer]:
+    """Run `python -m service` (two workers, no access log) for a module's tests; it must
+    stop cleanly after them."""
+    running = serve({"ACCESS_LOG": "false"})
+    yield running
+    assert running.stop() == 0
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Launch headless Chromium for a module's tests."""
+    if not (shutil.which(CHROMIUM) or Path(CHROMIUM).exists()):
+        missing_tool(f"Chromium at {CHROMIUM}", ".ci/run installs it", "apt-get install chromium")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
 
 
 @pytest.fixture

@@ -1,24 +1,48 @@
-"""Helpers that let tests draw boards the way people do."""
+"""What the tests share: boards drawn the way people do, one way to ask for a move, a metric
+read from a scrape, waiting on an event rather than for a while, and the tools they need.
+
+Test modules import from here (and from the judges: reference, family_reference,
+search_reference, strategies), never from one another.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 from packaging.markers import Marker
 
+from scripts.servers import RunningServer
 from service.game.board import Board
-from tests.servers import RunningServer
 
 #: The rules every answer for a 3x3 board without `rules` names: today's game.
 CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False}
+
+#: 15x15, five in a row, one X in the centre: a position only a search answers.
+GOMOKU_OPENING = "." * 112 + "X" + "." * 112
+
+#: The browser the page and the TypeScript client are driven in.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: Chromium in a closed network: no background calls home, nothing that needs a display.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 #: Builds a service around the session's engine: `make_service(settings, engine=...)`.
 ServiceFactory = Callable[..., Flask]
@@ -32,6 +56,71 @@ def board(*rows: str) -> Board:
     assert len(rows) == 3, rows
     assert all(len(row) == 3 for row in rows), rows
     return Board.from_text("".join(rows))
+
+
+def post_move(client: FlaskClient, body: Any, path: str = "/v1/move") -> dict[str, Any]:
+    """POST `body` as JSON (to /v1/move unless `path` says otherwise); return the answer,
+    failing the test with the problem if it is not a 200."""
+    response = client.post(path, json=body)
+    assert response.status_code == 200, response.get_json()
+    answer: dict[str, Any] = response.get_json()
+    return answer
+
+
+def without_time(answer: Any) -> Any:
+    """An answer less the one field that differs from run to run: a search's time."""
+    if isinstance(answer, dict) and isinstance(answer.get("search"), dict):
+        return {**answer, "search": {**answer["search"], "time_ms": "varies"}}
+    return answer
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    """Return one sample's value from Prometheus text, or 0 when it is absent."""
+    wanted = ",".join(f'{key}="{value}"' for key, value in sorted(labels.items()))
+    for line in text.splitlines():
+        if line.startswith(f"{name}{{") and _labels_of(line) == wanted:
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+def _labels_of(line: str) -> str:
+    inside = line[line.index("{") + 1 : line.index("}")]
+    return ",".join(sorted(inside.split(","))) if inside else ""
+
+
+def wait_for(condition: Callable[[], bool], what: str, within: float = 10) -> None:
+    """Return as soon as `condition()` holds; fail the test, naming `what`, after `within` s."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {within} s")
+        time.sleep(0.01)  # a poll of the kernel's or the server's own state
+
+
+def accepted(connection: socket.socket) -> bool:
+    """Return whether a server process has accepted a connection: its end of it has a socket
+    file (/proc/net/tcp shows inode 0 while the connection waits in the listen queue)."""
+    ours = f"{_hex_port(connection.getpeername()[1])} {_hex_port(connection.getsockname()[1])}"
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if f"{fields[1][-4:]} {fields[2][-4:]}" == ours:
+            return fields[9] != "0"
+    return False
+
+
+def _hex_port(port: int) -> str:
+    return f"{port:04X}"
+
+
+def locked(path: Path) -> bool:
+    """Return whether some process holds a lock on a file, as the kernel's table says
+    (/proc/locks), without taking it."""
+    if not path.exists():
+        return False
+    status = path.stat()
+    device = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
+    # A waiter's line has an extra "->" field: look for the file among the fields.
+    return any(device in line.split() for line in Path("/proc/locks").read_text().splitlines())
 
 
 def search(pattern: str, text: str) -> re.Match[str]:

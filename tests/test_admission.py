@@ -7,14 +7,11 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 from service.ops.directories import WorkingDirectory
 from service.ops.file_slots import FileSlots
-from tests.helpers import ServerStarter
-from tests.test_observability import metric
-from tests.test_search_api import GOMOKU_OPENING
+from tests.helpers import GOMOKU_OPENING, ServerStarter, locked, metric, wait_for
 
 HOLD_A_SLOT = """
 import sys, time
@@ -22,7 +19,7 @@ from pathlib import Path
 from service.ops.file_slots import FileSlots
 release = FileSlots(Path(sys.argv[1]), 1).try_take()
 print("held" if release else "refused", flush=True)
-time.sleep(60)
+time.sleep(60)  # holding the slot is the point: the test kills this process
 """
 
 
@@ -67,10 +64,17 @@ def test_a_temporary_working_directory_is_made_fresh_and_removed() -> None:
     assert not directory.path.exists()
 
 
-def test_the_server_runs_one_search_per_slot_across_workers(serve: ServerStarter) -> None:
+def test_the_server_runs_one_search_per_slot_across_workers(
+    tmp_path: Path, serve: ServerStarter
+) -> None:
     """One slot, two workers: a second search is refused whichever worker gets it, while
     tables and probes answer; the refusal is counted."""
-    server = serve({"SEARCH_SLOTS": "1", "WEB_CONCURRENCY": "2"})
+    # The server makes its slots' directory under TMPDIR: here, where the test can see it.
+    server = serve({"SEARCH_SLOTS": "1", "WEB_CONCURRENCY": "2", "TMPDIR": str(tmp_path)})
+
+    def slot_taken() -> bool:
+        return any(map(locked, tmp_path.glob("bestmove-search-slots-*/search-slot-*.lock")))
+
     long_search = json.dumps({"board": GOMOKU_OPENING, "budget_ms": 3000}).encode()
     answers: list[int] = []
     searching = threading.Thread(
@@ -78,7 +82,7 @@ def test_the_server_runs_one_search_per_slot_across_workers(serve: ServerStarter
     )
     try:
         searching.start()
-        time.sleep(0.5)  # the long search has its slot by now
+        wait_for(slot_taken, "the long search takes the slot")
         refused = [
             server.request("POST", "/v1/move", json.dumps({"board": GOMOKU_OPENING}).encode())
             for _ in range(4)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 import subprocess
 import time
@@ -12,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import locked_versions, missing_tool
-from tests.servers import free_port
+from scripts.servers import free_port, request
+from tests.helpers import GOMOKU_OPENING, locked_versions, missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = "bestmove:test"
@@ -74,19 +73,8 @@ def wait_until_healthy(name: str, within: float = 90) -> float:
         assert current["Running"], docker("logs", name).stderr
         if isinstance(health, dict) and health.get("Status") == "healthy":
             return time.monotonic() - started
-        time.sleep(0.5)
+        time.sleep(0.5)  # a poll of Docker's verdict, which it revises at its own interval
     raise AssertionError(f"not healthy within {within} s: {docker('logs', name).stderr}")
-
-
-def post_move(port: int, board: str) -> dict[str, object]:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/v1/move", body=json.dumps({"board": board}),
-                       headers={"Content-Type": "application/json"})  # fmt: skip
-    response = connection.getresponse()
-    assert response.status == 200
-    answer: dict[str, object] = json.loads(response.read())
-    connection.close()
-    return answer
 
 
 def test_the_image_becomes_healthy_serves_and_stops_cleanly(container: tuple[str, int]) -> None:
@@ -96,9 +84,11 @@ def test_the_image_becomes_healthy_serves_and_stops_cleanly(container: tuple[str
     has to compile (about 10 s, not ready meanwhile), and it does not say so here."""
     name, port = container
     wait_until_healthy(name)
-    assert post_move(port, "XX.OO....")["move"] == 2
-    searched = post_move(port, "." * 112 + "X" + "." * 112)
-    assert searched["search"]["method"] == "heuristic"  # type: ignore[index]
+    status, _, won = request(port, "POST", "/v1/move", b'{"board": "XX.OO...."}')
+    assert (status, json.loads(won)["move"]) == (200, 2)
+    gomoku = json.dumps({"board": GOMOKU_OPENING}).encode()
+    status, _, searched = request(port, "POST", "/v1/move", gomoku)
+    assert (status, json.loads(searched)["search"]["method"]) == (200, "heuristic")
     assert "compiled the search" not in docker("logs", name).stderr
     stopping = time.monotonic()
     stopped = docker("stop", "--time", "20", name)

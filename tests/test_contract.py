@@ -23,7 +23,7 @@ from service.game.legality import Illegality
 from service.game.rules import RulesProblem
 from service.ops.composition import create_service
 from service.ops.environment import Settings
-from tests.helpers import ServiceFactory
+from tests.helpers import ServiceFactory, without_time
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -88,13 +88,6 @@ def test_every_request_example_gets_its_documented_answer(
     assert response.status_code == 200
     if documented is not None:
         assert without_time(response.get_json()) == without_time(documented)
-
-
-def without_time(answer: Any) -> Any:
-    """An answer less the one field that differs from run to run: a search's time."""
-    if isinstance(answer, dict) and isinstance(answer.get("search"), dict):
-        return {**answer, "search": {**answer["search"], "time_ms": "varies"}}
-    return answer
 
 
 def test_most_request_examples_have_a_documented_answer() -> None:

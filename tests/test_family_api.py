@@ -10,18 +10,11 @@ from flask.testing import FlaskClient
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import CLASSIC, FAMILY, Rules
-from tests.helpers import CLASSIC_RULES, ServiceFactory
+from tests.helpers import CLASSIC_RULES, ServiceFactory, post_move
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
     return {"rows": rules.rows, "cols": rules.cols, "k": rules.k, "misere": rules.misere}
-
-
-def move(client: FlaskClient, body: Any) -> dict[str, Any]:
-    response = client.post("/v1/move", json=body)
-    answer: dict[str, Any] = response.get_json()
-    answer["_status"] = response.status_code
-    return answer
 
 
 @pytest.mark.parametrize("rules", [r for r in FAMILY if r.cell_count <= 12], ids=str)
@@ -29,8 +22,7 @@ def test_every_game_up_to_twelve_cells_answers_the_engines_move_from_the_empty_b
     client: FlaskClient, engine: Engine, rules: Rules
 ) -> None:
     body = {"board": "." * rules.cell_count, "rules": rules_json(rules)}
-    answer = move(client, body)
-    assert answer["_status"] == 200
+    answer = post_move(client, body)
     evaluation = engine.evaluate(Board.empty(rules), Mark.X)
     assert answer["best_moves"] == list(evaluation.best_moves)
     assert answer["move"] == evaluation.best_moves[0]
@@ -59,15 +51,15 @@ def test_the_rules_come_from_the_request_and_the_boards_shape(
     client: FlaskClient, board: Any, rules: Any, expected: Rules
 ) -> None:
     body = {"board": board} if rules is None else {"board": board, "rules": rules}
-    assert move(client, body)["rules"] == rules_json(expected)
+    assert post_move(client, body)["rules"] == rules_json(expected)
 
 
 def test_a_9_cell_board_without_rules_gets_the_answer_naming_the_classic_rules_gets(
     client: FlaskClient,
 ) -> None:
     for board in ("X...O....", "XX.OO....", ".........", "XXXOO...."):
-        plain = move(client, {"board": board})
-        named = move(client, {"board": board, "rules": CLASSIC_RULES})
+        plain = post_move(client, {"board": board})
+        named = post_move(client, {"board": board, "rules": CLASSIC_RULES})
         assert plain == named
         assert plain["rules"] == CLASSIC_RULES
 
@@ -76,15 +68,14 @@ def test_under_misere_completing_a_line_loses_and_shows_the_losers_line(
     client: FlaskClient,
 ) -> None:
     # On 1x3 with two in a row, X must play next to its mark or in the last cell: either way.
-    answer = move(client, {"board": "X.O.", "rules": {"rows": 2, "k": 2, "misere": True}})
-    assert answer["_status"] == 200
+    answer = post_move(client, {"board": "X.O.", "rules": {"rows": 2, "k": 2, "misere": True}})
     # X to move on 2x2 (X at 0, O at 2): every move completes a line of X's, so X loses.
     assert (answer["outcome"], answer["status"], answer["winner"]) == ("loss", "o_won", "O")
     assert answer["winning_lines"] == [sorted([0, answer["move"]])]
 
 
 def test_a_move_that_completes_a_line_wins_under_normal_rules(client: FlaskClient) -> None:
-    answer = move(client, {"board": "XX..OO..........", "rules": {"k": 3}})
+    answer = post_move(client, {"board": "XX..OO..........", "rules": {"k": 3}})
     assert (answer["move"], answer["status"], answer["winner"]) == (2, "x_won", "X")
     assert answer["winning_lines"] == [[0, 1, 2]]
     assert answer["score"] == 16
@@ -95,8 +86,7 @@ def test_the_cacheable_get_takes_the_rules_as_query_parameters(client: FlaskClie
     answer = client.get(query)
     assert answer.status_code == 200
     assert answer.get_json()["rules"] == {"rows": 4, "cols": 4, "k": 3, "misere": True}
-    posted = move(client, {"board": "X...O...........", "rules": {"k": 3, "misere": True}})
-    del posted["_status"]
+    posted = post_move(client, {"board": "X...O...........", "rules": {"k": 3, "misere": True}})
     assert answer.get_json() == posted
     again = client.get(query, headers={"If-None-Match": answer.headers["ETag"]})
     assert again.status_code == 304
@@ -135,7 +125,7 @@ def test_a_batch_mixes_games_and_keeps_each_problem_in_its_slot(client: FlaskCli
 
 def test_a_seeded_level_below_perfect_is_reproducible_on_4x4(client: FlaskClient) -> None:
     body = {"board": "." * 16, "rules": {"k": 3}, "difficulty": "easy", "seed": 11}
-    answers = {move(client, body)["move"] for _ in range(3)}
+    answers = {post_move(client, body)["move"] for _ in range(3)}
     assert len(answers) == 1
 
 

@@ -10,15 +10,13 @@ import base64
 import http.client
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from tests.helpers import ServerStarter
-from tests.servers import RunningServer
+from scripts.servers import RunningServer
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS: list[dict[str, Any]] = json.loads(
@@ -80,13 +78,6 @@ def test_in_process(client: FlaskClient, entry: dict[str, Any]) -> None:
     )
     assert_helpful_problem(entry, response.status_code, response.mimetype or "", response.data)
     assert client.post("/v1/move", json=NORMAL).get_json()["move"] == 1
-
-
-@pytest.fixture(scope="module")
-def server(serve: ServerStarter) -> Iterator[RunningServer]:
-    running = serve({"ACCESS_LOG": "false"})
-    yield running
-    assert running.stop() == 0
 
 
 def send(server: RunningServer, entry: dict[str, Any]) -> tuple[int, str, bytes]:

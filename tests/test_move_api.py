@@ -7,19 +7,13 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from tests.helpers import CLASSIC_RULES
+from tests.helpers import CLASSIC_RULES, post_move
 
 PINNED_WIN = ["O", 1, "X", "X", 4, "X", 6, "O", "O"]
 
 
-def post_move(client: FlaskClient, body: Any) -> tuple[int, dict[str, Any]]:
-    response = client.post("/v1/move", json=body)
-    return response.status_code, response.get_json()
-
-
 def test_the_pinned_winning_example(client: FlaskClient) -> None:
-    status, body = post_move(client, {"board": PINNED_WIN})
-    assert status == 200
+    body = post_move(client, {"board": PINNED_WIN})
     assert body == {
         "move": 4,
         "row": 1,
@@ -41,8 +35,7 @@ def test_the_pinned_winning_example(client: FlaskClient) -> None:
 
 
 def test_the_empty_board_draws_and_every_first_move_is_best(client: FlaskClient) -> None:
-    status, body = post_move(client, {"board": [None] * 9})
-    assert status == 200
+    body = post_move(client, {"board": [None] * 9})
     assert body["move"] == 0
     assert body["score"] == 0
     assert body["outcome"] == "draw"
@@ -56,8 +49,7 @@ def test_the_empty_board_draws_and_every_first_move_is_best(client: FlaskClient)
 
 
 def test_a_finished_game_is_answered_with_its_final_state(client: FlaskClient) -> None:
-    status, body = post_move(client, {"board": "XXXOO...."})
-    assert status == 200
+    body = post_move(client, {"board": "XXXOO...."})
     assert body == {
         "move": None,
         "row": None,
@@ -79,8 +71,7 @@ def test_a_finished_game_is_answered_with_its_final_state(client: FlaskClient) -
 
 
 def test_a_drawn_game_is_finished_too(client: FlaskClient) -> None:
-    status, body = post_move(client, {"board": "XOXXOOOXX"})
-    assert status == 200
+    body = post_move(client, {"board": "XOXXOOOXX"})
     assert (body["move"], body["status"], body["winner"], body["next_player"]) == (
         None,
         "draw",
@@ -103,9 +94,8 @@ SAME_BOARD = [
 
 @pytest.mark.parametrize("encoded", SAME_BOARD)
 def test_every_encoding_of_a_board_gets_the_same_answer(client: FlaskClient, encoded: Any) -> None:
-    status, body = post_move(client, {"board": encoded})
-    _, reference = post_move(client, {"board": SAME_BOARD[0]})
-    assert status == 200
+    body = post_move(client, {"board": encoded})
+    reference = post_move(client, {"board": SAME_BOARD[0]})
     assert body == reference
     assert body["board"][0] == "X"
     assert body["board"][4] == "O"
@@ -117,14 +107,13 @@ def test_every_encoding_of_a_board_gets_the_same_answer(client: FlaskClient, enc
 def test_player_chooses_who_moves_when_the_counts_are_equal(
     client: FlaskClient, player: str | None, expected: str
 ) -> None:
-    status, body = post_move(client, {"board": "XO.......", "player": player})
-    assert status == 200
+    body = post_move(client, {"board": "XO.......", "player": player})
     assert body["player"] == expected
     assert body["next_player"] == ("X" if expected == "O" else "O")
 
 
 def test_without_player_the_side_with_fewer_marks_moves(client: FlaskClient) -> None:
-    _, body = post_move(client, {"board": "X........"})
+    body = post_move(client, {"board": "X........"})
     assert body["player"] == "O"
     assert body["move"] == 4
 

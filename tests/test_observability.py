@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from service.ops.environment import Settings
 from service.ops.observability import RequestIds
-from tests.helpers import ServiceFactory
+from tests.helpers import ServiceFactory, metric
 
 MADE_ID = re.compile(r"[0-9a-f]{16}-[0-9a-f]+")
 
@@ -83,20 +83,6 @@ def test_the_access_log_can_be_turned_off(
     capfd.readouterr()
     make_service(Settings(access_log=False)).test_client().get("/healthz")
     assert access_lines(capfd) == []
-
-
-def metric(text: str, name: str, **labels: str) -> float:
-    """Return one sample's value from Prometheus text, or 0 when it is absent."""
-    wanted = ",".join(f'{key}="{value}"' for key, value in sorted(labels.items()))
-    for line in text.splitlines():
-        if line.startswith(f"{name}{{") and _labels_of(line) == wanted:
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
-
-
-def _labels_of(line: str) -> str:
-    inside = line[line.index("{") + 1 : line.index("}")]
-    return ",".join(sorted(inside.split(","))) if inside else ""
 
 
 REQUESTS = "bestmove_http_request_duration_seconds_count"

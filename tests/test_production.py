@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from service.game.rules import FAMILY
-from tests.helpers import ServerStarter
-from tests.test_observability import metric
+from tests.helpers import ServerStarter, accepted, metric, wait_for
 
 HALF_SENT_MOVE = (
     b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
@@ -27,13 +26,20 @@ def test_metrics_add_up_across_workers(tmp_path: Path, serve: ServerStarter) -> 
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"left over from an earlier run")
-    server = serve({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
+    # Sync workers: a worker reading a request serves nothing else meanwhile.
+    server = serve(
+        {
+            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+            "WEB_CONCURRENCY": "2",
+            "GUNICORN_WORKER_CLASS": "sync",
+        }
+    )
     body = b'{"board": "X........"}'
     try:
         # One worker is held by a half-sent request, so the other must serve the rest.
         held = socket.create_connection(("127.0.0.1", server.port), timeout=10)
         held.sendall(HALF_SENT_MOVE % len(body) + body[:5])
-        time.sleep(0.3)
+        wait_for(lambda: accepted(held), "a worker takes the half-sent request")
         statuses = [server.request("POST", "/v1/move", body)[0] for _ in range(59)]
         held.sendall(body[5:])
         statuses.append(read_response(held)[0])
@@ -104,12 +110,12 @@ def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     move.sendall(HALF_SENT_MOVE % len(body) + body[:5])
     readiness = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     readiness.sendall(b"GET /readyz HTTP/1.1\r\nHost: bestmove\r\n")
-    time.sleep(0.5)
+    wait_for(lambda: accepted(move) and accepted(readiness), "the workers take both requests")
 
     signalled = time.monotonic()
     server.process.send_signal(signal.SIGTERM)
-    time.sleep(0.5)
-    assert never_served(server.port)
+    # The workers stop taking connections once each has handled the signal.
+    wait_for(lambda: never_served(server.port), "a new request goes unserved after SIGTERM")
     move.sendall(body[5:])
     readiness.sendall(b"\r\n")
 

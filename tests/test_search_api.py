@@ -19,8 +19,8 @@ from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS
 from tests import search_reference as brute
 from tests.family_reference import Game, _move_results
+from tests.helpers import GOMOKU_OPENING, post_move
 
-GOMOKU_OPENING = "." * 112 + "X" + "." * 112
 #: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
 OPEN_FOUR = "...............XXXX...OOO................O......."
 #: 7x7, five in a row, X to move: no win at once, but X makes an open four: a win in three.
@@ -60,17 +60,11 @@ def search_app(engine: Engine) -> SearchApp:
     return make
 
 
-def move(client: FlaskClient, body: dict[str, Any], path: str = "/v1/move") -> Any:
-    response = client.post(path, json=body)
-    assert response.status_code == 200, response.get_json()
-    return response.get_json()
-
-
 # --- what a searched answer says ---
 
 
 def test_an_unproven_search_gives_its_move_and_no_score(client: FlaskClient) -> None:
-    answer = move(client, {"board": GOMOKU_OPENING})
+    answer = post_move(client, {"board": GOMOKU_OPENING})
     assert answer["rules"] == {"rows": 15, "cols": 15, "k": 5, "misere": False}
     assert answer["player"] == "O"
     assert answer["board"][answer["move"]] == "O"
@@ -90,7 +84,7 @@ def test_an_unproven_search_gives_its_move_and_no_score(client: FlaskClient) -> 
 
 
 def test_a_win_at_once_is_proven_with_the_tables_score(client: FlaskClient) -> None:
-    answer = move(client, {"board": OPEN_FOUR})
+    answer = post_move(client, {"board": OPEN_FOUR})
     assert (answer["move"], answer["score"], answer["outcome"]) == (14, 49, "win")
     assert (answer["plies_to_end"], answer["optimal"], answer["status"]) == (1, True, "x_won")
     assert answer["winning_lines"] == [[14, 15, 16, 17, 18]]
@@ -100,7 +94,7 @@ def test_a_win_at_once_is_proven_with_the_tables_score(client: FlaskClient) -> N
 
 
 def test_a_win_in_three_is_proven_by_the_threat_search(client: FlaskClient) -> None:
-    answer = move(client, {"board": OPEN_THREE})
+    answer = post_move(client, {"board": OPEN_THREE})
     game = Game(7, 7, 5)
     assert brute.wins_in_three(game, OPEN_THREE, "X", answer["move"])
     assert (answer["score"], answer["outcome"], answer["plies_to_end"]) == (47, "win", 3)
@@ -123,11 +117,11 @@ def test_few_empty_cells_are_solved_exactly_and_every_move_analysed(
     given = {"rows": rules.rows, "cols": rules.cols, "k": rules.k, "misere": rules.misere}
     body = {"board": text, "rules": given, "player": mover, "budget_ms": 5000}
     reference_score, best_moves = game.perfect_play(text, mover)
-    answer = move(client, body)
+    answer = post_move(client, body)
     assert answer["search"]["proven"] is True
     assert (answer["score"], answer["optimal"]) == (reference_score, True)
     assert answer["move"] in best_moves
-    analysis = move(client, body, "/v1/analysis")
+    analysis = post_move(client, body, "/v1/analysis")
     top = rules.cell_count + 1
     expected = {
         cell: {1: top - plies, 0: 0, -1: plies - top}[result]
@@ -149,7 +143,7 @@ def test_every_proven_claim_of_an_analysis_is_true(client: FlaskClient) -> None:
             continue
         text, mover = position
         body = {"board": text, "player": mover, "rules": {"k": 4}, "budget_ms": 50}
-        analysis = move(client, body, "/v1/analysis")
+        analysis = post_move(client, body, "/v1/analysis")
         for ranked in analysis["moves"]:
             if ranked["score"] is None:
                 assert ranked["outcome"] is None
@@ -174,20 +168,20 @@ def test_every_proven_claim_of_an_analysis_is_true(client: FlaskClient) -> None:
 def test_a_level_that_plays_at_random_does_not_search(search_app: SearchApp) -> None:
     heard = Heard()
     client = search_app(on_search=heard).test_client()
-    answer = move(client, {"board": GOMOKU_OPENING, "difficulty": "medium", "seed": 1})
+    answer = post_move(client, {"board": GOMOKU_OPENING, "difficulty": "medium", "seed": 1})
     assert answer["search"] is None
     assert answer["best_moves"] == []
     assert answer["score"] is None
     assert answer["optimal"] is None
     assert heard.searches == []
-    move(client, {"board": GOMOKU_OPENING})
+    post_move(client, {"board": GOMOKU_OPENING})
     assert [method for method, *_ in heard.searches] == ["heuristic"]
 
 
 def test_a_finished_big_board_answers_its_end_without_a_search(search_app: SearchApp) -> None:
     finished = "XXXXX" + "." * 10 + "OOOO" + "." * 206
     client = search_app(search_slots=TakenSlots()).test_client()
-    answer = move(client, {"board": finished})
+    answer = post_move(client, {"board": finished})
     assert (answer["move"], answer["status"], answer["winner"]) == (None, "x_won", "X")
     assert answer["search"] is None
     assert answer["winning_lines"] == [[0, 1, 2, 3, 4]]
@@ -200,10 +194,10 @@ def test_a_finished_big_board_answers_its_end_without_a_search(search_app: Searc
 def test_a_tables_answer_is_the_same_with_a_budget_and_has_no_search(
     client: FlaskClient, board: str
 ) -> None:
-    plain = move(client, {"board": board})
+    plain = post_move(client, {"board": board})
     assert "search" not in plain
-    assert move(client, {"board": board, "budget_ms": 10}) == plain
-    analysis = move(client, {"board": board}, "/v1/analysis")
+    assert post_move(client, {"board": board, "budget_ms": 10}) == plain
+    analysis = post_move(client, {"board": board}, "/v1/analysis")
     assert "search" not in analysis
     assert all("evaluation" not in ranked for ranked in analysis["moves"])
 
@@ -213,7 +207,7 @@ def test_a_tables_answer_is_the_same_with_a_budget_and_has_no_search(
 
 @pytest.mark.parametrize("budget", [1, 40, 5000])
 def test_the_budget_is_reported_as_given(client: FlaskClient, budget: int) -> None:
-    answer = move(client, {"board": GOMOKU_OPENING, "budget_ms": budget})
+    answer = post_move(client, {"board": GOMOKU_OPENING, "budget_ms": budget})
     assert answer["search"]["budget_ms"] == budget
 
 
@@ -232,7 +226,7 @@ def test_a_budget_out_of_range_is_refused_with_its_own_code(
 def test_the_operator_sets_the_maximum_and_the_default(search_app: SearchApp) -> None:
     settings = AppSettings(default_budget_ms=30, max_budget_ms=100)
     client = search_app(settings=settings).test_client()
-    assert move(client, {"board": GOMOKU_OPENING})["search"]["budget_ms"] == 30
+    assert post_move(client, {"board": GOMOKU_OPENING})["search"]["budget_ms"] == 30
     refused = client.post("/v1/move", json={"board": GOMOKU_OPENING, "budget_ms": 101})
     assert refused.get_json()["detail"] == "budget_ms is 101, but a search may take 1 to 100 ms"
 
@@ -281,8 +275,8 @@ def test_a_slot_is_given_back_after_each_search(search_app: SearchApp) -> None:
     slots = ThreadSlots(1)
     client = search_app(search_slots=slots).test_client()
     for _ in range(3):
-        move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
-        move(client, {"board": GOMOKU_OPENING, "budget_ms": 5}, "/v1/analysis")
+        post_move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
+        post_move(client, {"board": GOMOKU_OPENING, "budget_ms": 5}, "/v1/analysis")
     release = slots.try_take()
     assert release is not None
     release()
@@ -293,7 +287,7 @@ def test_a_slot_is_given_back_after_a_failure(search_app: SearchApp) -> None:
     client = search_app(search_slots=slots).test_client()
     bad_player = {"board": GOMOKU_OPENING, "player": "X"}
     assert client.post("/v1/move", json=bad_player).status_code == 422
-    move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
+    post_move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
 
 
 # --- batches ---
@@ -304,7 +298,7 @@ def test_a_batch_searches_within_one_total_budget(search_app: SearchApp) -> None
     client = search_app(on_search=heard).test_client()
     item = {"board": GOMOKU_OPENING, "budget_ms": 2000}
     requests = [item, item, {"board": "X...O...."}, item, {**item, "difficulty": "easy"}]
-    results = move(client, {"requests": requests}, "/v1/moves")["results"]
+    results = post_move(client, {"requests": requests}, "/v1/moves")["results"]
     assert [result.get("code") for result in results] == [
         None,
         None,
@@ -333,6 +327,6 @@ def test_a_batch_item_with_a_bad_budget_gets_its_problem_in_its_slot(
     client: FlaskClient,
 ) -> None:
     requests = [{"board": GOMOKU_OPENING, "budget_ms": 0}, {"board": "X...O...."}]
-    results = move(client, {"requests": requests}, "/v1/moves")["results"]
+    results = post_move(client, {"requests": requests}, "/v1/moves")["results"]
     assert results[0]["code"] == "budget_out_of_range"
     assert results[1]["move"] == 1

@@ -7,14 +7,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
+from scripts.servers import RunningServer, free_port
 from service.ops.environment import Environment
 from service.ops.server import gunicorn_settings
 from tests.helpers import ServerStarter
-from tests.servers import RunningServer, free_port
 
 
 @pytest.mark.parametrize(
@@ -38,13 +37,6 @@ def test_bind_and_workers_come_from_the_environment(
 
 def test_the_app_is_loaded_once_before_the_workers_fork() -> None:
     assert gunicorn_settings(Environment())["preload_app"] is True
-
-
-@pytest.fixture(scope="module")
-def server(serve: ServerStarter) -> Iterator[RunningServer]:
-    running = serve({})
-    yield running
-    running.stop()
 
 
 def test_the_production_server_answers_a_move(server: RunningServer) -> None:

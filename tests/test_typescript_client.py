@@ -7,15 +7,13 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser
 
-from tests.helpers import ServerStarter, missing_tool
-from tests.servers import RunningServer
-from tests.test_web_page import CHROMIUM, CHROMIUM_ARGS
+from scripts.servers import RunningServer
+from tests.helpers import missing_tool
 
 CLIENT = Path(__file__).resolve().parent.parent / "clients" / "typescript"
 
@@ -41,13 +39,6 @@ def installed() -> Path:
     done = npm("ci", "--no-audit", "--no-fund")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return CLIENT
-
-
-@pytest.fixture(scope="module")
-def server(serve: ServerStarter) -> Iterator[RunningServer]:
-    running = serve({"ACCESS_LOG": "false"})
-    yield running
-    assert running.stop() == 0
 
 
 @pytest.fixture(scope="module")
@@ -92,13 +83,12 @@ def test_the_built_client_works_from_node(built: Path, server: RunningServer) ->
     assert json.loads(done.stdout) == [4, "win"]
 
 
-def test_the_built_client_works_in_a_browser(built: Path, server: RunningServer) -> None:
+def test_the_built_client_works_in_a_browser(
+    built: Path, server: RunningServer, browser: Browser
+) -> None:
     """Chromium imports the built module as it is and asks the service through it."""
-    if not Path(CHROMIUM).exists():
-        missing_tool(f"Chromium at {CHROMIUM}", ".ci/run installs it", "apt-get install chromium")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
+    page = browser.new_page()
+    try:
         page.goto(server.base_url + "/healthz")
         answer = page.evaluate(
             """async (source) => {
@@ -111,5 +101,6 @@ def test_the_built_client_works_in_a_browser(built: Path, server: RunningServer)
             }""",
             built.read_text(),
         )
-        browser.close()
+    finally:
+        page.close()
     assert answer == [4, True, "mark_count_gap"]

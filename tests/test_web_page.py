@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,28 +10,16 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from werkzeug.serving import make_server
 
 from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from service.ops.composition import create_service
 from service.ops.environment import Settings
-from tests.helpers import missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-# Chromium in a closed network: no background calls home, nothing that needs a display.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 RESULT_WORDS = {"win": "You win", "loss": "You lose", "draw": "Draw"}
 TURN_OR_END = re.compile(r"^(Your turn|You win|You lose|Draw)")
 
@@ -48,16 +34,6 @@ def served(engine: Engine) -> Iterator[tuple[str, Flask]]:
     yield f"http://127.0.0.1:{server.server_port}", app
     server.shutdown()
     thread.join()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not (shutil.which(CHROMIUM) or Path(CHROMIUM).exists()):
-        missing_tool(f"Chromium at {CHROMIUM}", ".ci/run installs it", "apt-get install chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
 
 
 class Page:

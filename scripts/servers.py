@@ -1,7 +1,10 @@
 """Running `python -m service` (or another server) for real, on a free loopback port.
 
-Shared by the tests, the benchmarks and the reliability scripts: one way to find a port,
-start a server, and wait until it answers.
+One way to find a port, start a server, wait until it answers and talk to it, shared by the
+load scripts here, the benchmarks and the tests that need a real gunicorn. It lives with the
+scripts because it is a tool that drives the product from outside, as an operator would:
+not in `service`, since the product never starts itself this way, and not in `tests`, so
+that the scripts and benchmarks run without the test suite.
 """
 
 from __future__ import annotations
@@ -31,6 +34,29 @@ def free_port() -> int:
         return port
 
 
+def connection_to(port: int) -> http.client.HTTPConnection:
+    """Open a connection to a server on a loopback port."""
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+
+def request(
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """Send one request to a loopback port on a new connection; return status, headers and
+    body (a body is sent as JSON unless the headers say otherwise)."""
+    connection = connection_to(port)
+    sent = {"Content-Type": "application/json"} if body is not None else {}
+    connection.request(method, path, body=body, headers={**sent, **(headers or {})})
+    response = connection.getresponse()
+    answer = (response.status, dict(response.getheaders()), response.read())
+    connection.close()
+    return answer
+
+
 @dataclass
 class RunningServer:
     """A server process, the port it serves on, and how long it took to answer."""
@@ -46,7 +72,7 @@ class RunningServer:
 
     def connection(self) -> http.client.HTTPConnection:
         """Open a connection to the server."""
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        return connection_to(self.port)
 
     def request(
         self,
@@ -56,13 +82,7 @@ class RunningServer:
         headers: dict[str, str] | None = None,
     ) -> tuple[int, dict[str, str], bytes]:
         """Send one request on a new connection; return status, headers and body."""
-        connection = self.connection()
-        sent = {"Content-Type": "application/json"} if body is not None else {}
-        connection.request(method, path, body=body, headers={**sent, **(headers or {})})
-        response = connection.getresponse()
-        answer = (response.status, dict(response.getheaders()), response.read())
-        connection.close()
-        return answer
+        return request(self.port, method, path, body, headers)
 
     def worker_pids(self) -> list[int]:
         """Return the process ids of the server's children: gunicorn's workers."""
@@ -121,7 +141,7 @@ def start_server(
         if _answers(url, any_status=any_status):
             server.ready_after = time.monotonic() - started
             return server
-        time.sleep(0.02)
+        time.sleep(0.02)  # a poll of the readiness URL, bounded by `within`
     process.kill()
     raise RuntimeError(f"the server did not answer {url} within {within} s")
 
