@@ -133,7 +133,9 @@ def searcher(port: int, timings: Timings, until: float) -> threading.Thread:
             with timings.lock:
                 timings.search_ms.append(json.loads(body)["search"]["time_ms"])
         elif status == 503 and (
-            headers.get("Retry-After") != "1" or json.loads(body)["code"] != "busy"
+            not headers.get("Retry-After", "").isdigit()
+            or int(headers["Retry-After"]) < 1
+            or json.loads(body)["code"] != "busy"
         ):
             timings.add("refused_badly", status, elapsed)
         elif status == 503:

@@ -12,6 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.admission import Release, ThreadSlots
+from service.api.answers import BatchBudget
 from service.api.app import create_app
 from service.api.app_settings import AppSettings
 from service.game.engine import Engine
@@ -42,10 +43,14 @@ class Heard:
 
 
 class TakenSlots:
-    """Search slots that are all taken, as under load: every search is refused."""
+    """Search slots that are all taken, as under load: every search is refused, and the
+    soonest slot's search has 7.2 s of its budget left."""
 
-    def try_take(self) -> Release | None:
+    def try_take(self, seconds: float) -> Release | None:
         return None
+
+    def free_in(self) -> float:
+        return 7.2
 
 
 SearchApp = Callable[..., Flask]
@@ -251,7 +256,9 @@ def test_a_search_without_a_free_slot_is_refused_busy(search_app: SearchApp) -> 
         response = client.post(path, json={"board": GOMOKU_OPENING})
         assert response.status_code == 503
         assert response.mimetype == "application/problem+json"
-        assert response.headers["Retry-After"] == "1"
+        # When the soonest slot's search will have spent its budget, in whole seconds.
+        assert response.headers["Retry-After"] == "8"
+        assert "try again in 8 s" in response.get_json()["detail"]
         assert response.headers["Cache-Control"] == "no-store"
         assert response.get_json()["code"] == "busy"
     assert heard.refusals == ["move", "analysis"]
@@ -277,7 +284,7 @@ def test_a_slot_is_given_back_after_each_search(search_app: SearchApp) -> None:
     for _ in range(3):
         post_move(client, {"board": GOMOKU_OPENING, "budget_ms": 5})
         post_move(client, {"board": GOMOKU_OPENING, "budget_ms": 5}, "/v1/analysis")
-    release = slots.try_take()
+    release = slots.try_take(1.0)
     assert release is not None
     release()
 
@@ -313,14 +320,36 @@ def test_a_batch_searches_within_one_total_budget(search_app: SearchApp) -> None
     assert len(heard.searches) == 2
 
 
-def test_a_batch_that_needs_a_search_is_busy_as_a_whole(search_app: SearchApp) -> None:
-    client = search_app(search_slots=TakenSlots()).test_client()
+def test_a_batch_that_needs_a_search_is_busy_as_a_whole_before_any_work(
+    search_app: SearchApp,
+) -> None:
+    answered: list[str] = []
+    client = search_app(search_slots=TakenSlots(), on_answer=answered.append).test_client()
     tables_only = {"requests": [{"board": "X...O...."}, {"board": "XO.............."}]}
     assert client.post("/v1/moves", json=tables_only).status_code == 200
+    assert len(answered) == 2
+    # The table item comes first, but the slot is taken before any item is answered:
+    # nothing of the refused batch is answered, nor counted as answered.
     mixed = {"requests": [{"board": "X...O...."}, {"board": GOMOKU_OPENING}]}
     response = client.post("/v1/moves", json=mixed)
     assert (response.status_code, response.get_json()["code"]) == (503, "busy")
-    assert response.headers["Retry-After"] == "1"
+    assert response.headers["Retry-After"] == "8"
+    assert len(answered) == 2
+
+
+def test_a_batch_holds_its_slot_for_the_budgets_of_its_searches(search_app: SearchApp) -> None:
+    taken: list[float] = []
+
+    class RecordingSlots(ThreadSlots):
+        def try_take(self, seconds: float) -> Release | None:
+            taken.append(seconds)
+            return super().try_take(seconds)
+
+    client = search_app(search_slots=RecordingSlots(1)).test_client()
+    item = {"board": GOMOKU_OPENING, "budget_ms": 5}
+    requests = [item, {"board": "X...O...."}, {**item, "budget_ms": 7}, {**item, "seed": 1}]
+    post_move(client, {"requests": [*requests, {**item, "difficulty": "easy"}]}, "/v1/moves")
+    assert taken == [(5 + 7 + 5) / 1000]  # once, for every search, and only the searches
 
 
 def test_a_batch_item_with_a_bad_budget_gets_its_problem_in_its_slot(
@@ -330,3 +359,35 @@ def test_a_batch_item_with_a_bad_budget_gets_its_problem_in_its_slot(
     results = post_move(client, {"requests": requests}, "/v1/moves")["results"]
     assert results[0]["code"] == "budget_out_of_range"
     assert results[1]["move"] == 1
+
+
+def test_a_batchs_searches_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr("service.api.answers.time.monotonic", lambda: now[0])
+    budgets = BatchBudget(5000)
+    budgets.spend(100)
+    budgets.spend(50)
+    assert budgets.spent_ms == 150
+    budgets.start()
+    assert budgets.left_for(50) == 50  # time enough
+    now[0] += 0.12
+    assert budgets.left_for(50) == 30  # what is left of the 150 ms
+    now[0] += 0.2
+    assert budgets.left_for(50) == 1  # past the deadline: the shortest search, which still moves
+
+
+def test_thread_slots_say_when_the_soonest_search_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [50.0]
+    monkeypatch.setattr("service.api.admission.time.monotonic", lambda: now[0])
+    slots = ThreadSlots(2)
+    first = slots.try_take(3.0)
+    assert first is not None
+    assert slots.free_in() == 0.0  # a slot is free
+    second = slots.try_take(1.5)
+    assert second is not None
+    assert slots.try_take(1.0) is None
+    now[0] += 0.5
+    assert slots.free_in() == 1.0
+    second()
+    assert slots.free_in() == 0.0
+    first()

@@ -3,23 +3,27 @@
 A game beyond the tables is searched within a budget the request may set, up to a bound
 the operator sets. Only a bounded number of searches run at once (by default one per
 core, across every worker process); a search beyond that is refused at once with a 503
-and Retry-After, never queued, so table answers and health probes are never stuck behind
-searches.
+and a Retry-After of when the soonest slot's search will have spent its budget, never
+queued, so table answers and health probes are never stuck behind searches.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import functools
+import itertools
+import math
 import threading
-from collections.abc import Callable
-from types import TracebackType
+import time
+from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from service.api.app_settings import DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, cores
 from service.api.problems import Problem
 
-#: How long a refused caller should wait: longer than a default search, and a whole second.
-RETRY_AFTER_SECONDS = 1
+#: The least a refused caller is told to wait: Retry-After counts whole seconds.
+SHORTEST_RETRY_SECONDS = 1
 
 #: Gives back a slot taken by `SearchSlots.try_take`.
 Release = Callable[[], None]
@@ -28,19 +32,43 @@ Release = Callable[[], None]
 class SearchSlots(Protocol):
     """Places for searches running at once; a search takes one or does not run."""
 
-    def try_take(self) -> Release | None:
-        """Take a free slot without waiting; return how to give it back, or None if none is."""
+    def try_take(self, seconds: float) -> Release | None:
+        """Take a free slot without waiting, for a search of at most `seconds`; return how to
+        give it back, or None if none is free."""
+
+    def free_in(self) -> float:
+        """Return in how many seconds the soonest taken slot's search will have spent its budget."""
 
 
 class ThreadSlots:
     """Slots for the threads of one process (the development server; one worker)."""
 
     def __init__(self, count: int) -> None:
-        self._free = threading.BoundedSemaphore(count)
+        self._count = count
+        self._lock = threading.Lock()
+        #: Each taken slot's token and when its search's budget ends (time.monotonic).
+        self._until: dict[int, float] = {}
+        self._tokens = itertools.count()
 
-    def try_take(self) -> Release | None:
+    def try_take(self, seconds: float) -> Release | None:
         """Take a slot if one is free."""
-        return self._free.release if self._free.acquire(blocking=False) else None
+        with self._lock:
+            if len(self._until) >= self._count:
+                return None
+            token = next(self._tokens)
+            self._until[token] = time.monotonic() + seconds
+        return functools.partial(self._give_back, token)
+
+    def free_in(self) -> float:
+        """Return when the soonest taken slot's budget ends; 0 if a slot is free."""
+        with self._lock:
+            if len(self._until) < self._count:
+                return 0.0
+            return max(0.0, min(self._until.values()) - time.monotonic())
+
+    def _give_back(self, token: int) -> None:
+        with self._lock:
+            del self._until[token]
 
 
 class SearchListener(Protocol):
@@ -84,14 +112,19 @@ class Searching:
             )
         return requested
 
-    def take(self, asked: Asked) -> Release:
-        """Take a search slot; raise the 503 Busy problem at once if none is free."""
-        release = self._slots.try_take()
+    @contextlib.contextmanager
+    def slot(self, asked: Asked, budget_ms: int) -> Iterator[None]:
+        """Hold a search slot for searches of `budget_ms` in all; raise the 503 Busy problem
+        at once if none is free, saying when the soonest should be."""
+        release = self._slots.try_take(budget_ms / 1000)
         if release is None:
             if self._listener is not None:
                 self._listener.refused(asked.value)
-            raise busy()
-        return release
+            raise busy(self._slots.free_in())
+        try:
+            yield
+        finally:
+            release()
 
     def heard(self, method: str, seconds: float, depth: int, nodes: int) -> None:
         """Tell the listener of a search made."""
@@ -107,43 +140,18 @@ class Asked(enum.Enum):
     BATCH = "batch"
 
 
-class HeldSlot:
-    """At most one search slot, taken when first needed, given back when the block ends."""
-
-    def __init__(self, searching: Searching, asked: Asked) -> None:
-        self._searching = searching
-        self._asked = asked
-        self._release: Release | None = None
-
-    def take(self) -> None:
-        """Take a slot unless one is held; raise Busy if none is free."""
-        if self._release is None:
-            self._release = self._searching.take(self._asked)
-
-    def __enter__(self) -> HeldSlot:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._release is not None:
-            self._release()
-            self._release = None
-
-
 class Busy(Problem):
     """A search refused because every slot is taken: the whole request is refused."""
 
 
-def busy() -> Busy:
-    """Return the problem for a search refused because every slot is taken."""
+def busy(free_in: float) -> Busy:
+    """Return the problem for a search refused because every slot is taken; the soonest
+    should be free in `free_in` seconds."""
+    retry_after = max(SHORTEST_RETRY_SECONDS, math.ceil(free_in))
     return Busy(
         503,
         "busy",
         "every search slot is taken: answers from the tables go on, but this board needs a "
-        f"search; try again in {RETRY_AFTER_SECONDS} s",
-        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        f"search; try again in {retry_after} s",
+        headers={"Retry-After": str(retry_after)},
     )

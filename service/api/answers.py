@@ -1,21 +1,23 @@
 """Answers as JSON bytes; those that can never change, kept in a cache bounded in bytes.
 
 Games up to 4x4 are answered from their tables. Any other is searched, within the
-request's budget and a search slot (`Searching`); its answers depend on the time the search
-had, so they are never cached.
+request's budget and a search slot (`Searching`), taken before any work; its answers depend
+on the time the search had, so they are never cached.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
 
-from service.api.admission import Asked, Busy, HeldSlot, Searching
+from service.api.admission import Asked, Searching
 from service.api.problems import REQUEST_FAILURES, Problem, problem_for
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
 from service.game.difficulty import Difficulty
@@ -86,9 +88,7 @@ class Answers:
                 ("analysis", position.board, position.side_to_move),
                 lambda: (self._serialize_analysis(position, budget_ms), GAME_OVER),
             )[0]
-        with HeldSlot(self._searching, Asked.ANALYSIS) as held:
-            if position.searches_for(None):
-                held.take()
+        with self._slot_if(position.searches_for(None), Asked.ANALYSIS, budget_ms):
             return self._serialize_analysis(position, budget_ms)
 
     def _serialize_analysis(self, position: Position, budget_ms: int) -> bytes:
@@ -101,41 +101,64 @@ class Answers:
 
     def move(self, request: MoveRequest) -> Answer:
         """Return the answer to a move request, and tell the listener its outcome."""
-        with HeldSlot(self._searching, Asked.MOVE) as held:
-            answer, outcome = self._move(request, held)
+        planned = self._plan(request)
+        with self._slot_if(planned.searches, Asked.MOVE, planned.budget_ms):
+            answer, outcome = self._answer(planned, planned.budget_ms)
         self._told(outcome)
         return answer
 
     def moves(self, items: Sequence[Any]) -> bytes:
         """Return the JSON answers to a batch, in order, a bad item's problem in its slot.
 
-        The budgets of the items that search add up to at most the maximum budget; an item
-        beyond it gets the `batch_budget_exceeded` problem. The searches take one slot, held
-        for the rest of the batch; without a free slot the whole batch is refused (Busy).
+        Every item is checked before any is answered. The budgets of the items that search
+        add up to at most the maximum budget; an item beyond it gets the
+        `batch_budget_exceeded` problem. The searches take one slot, before any work, for
+        the batch's whole budget: without a free one the whole batch is refused at once
+        (Busy). They share one deadline, so the batch searches no longer than its budgets
+        add up to: an item that finds less time left than it asked for searches for what is
+        left (its answer's `budget_ms` says so).
         """
+        budgets = BatchBudget(self._searching.max_budget_ms)
+        plans: list[Planned | Problem] = []
+        for item in items:
+            try:
+                planned = self._plan(MoveRequest.model_validate(item))
+                if planned.searches:
+                    budgets.spend(planned.budget_ms)
+            except (Problem, *REQUEST_FAILURES) as error:
+                plans.append(problem_for(error))
+            else:
+                plans.append(planned)
         results: list[bytes] = []
-        with HeldSlot(self._searching, Asked.BATCH) as held:
-            budgets = BatchBudget(self._searching.max_budget_ms)
-            for item in items:
-                try:
-                    request = MoveRequest.model_validate(item)
-                    answer, outcome = self._move(request, held, budgets)
-                except Busy:
-                    raise  # the whole batch is refused, not one item
-                except (Problem, *REQUEST_FAILURES) as error:
-                    results.append(problem_for(error).to_json())
-                else:
-                    self._told(outcome)
-                    results.append(answer.body)
+        with self._slot_if(budgets.spent_ms > 0, Asked.BATCH, budgets.spent_ms):
+            budgets.start()
+            for plan in plans:
+                if isinstance(plan, Problem):
+                    results.append(plan.to_json())
+                    continue
+                budget_ms = budgets.left_for(plan.budget_ms) if plan.searches else plan.budget_ms
+                answer, outcome = self._answer(plan, budget_ms)
+                self._told(outcome)
+                results.append(answer.body)
         return b'{"results":[' + b",".join(results) + b"]}"
 
-    def _move(
-        self, request: MoveRequest, held: HeldSlot, batch: BatchBudget | None = None
-    ) -> tuple[Answer, str]:
-        """Answer one move request: from the cache, the table, the rules or a search, which
-        takes a slot (and its share of a batch's budget) first."""
+    def _plan(self, request: MoveRequest) -> Planned:
+        """Check a request before any work: its budget, its position, whether it searches."""
         budget_ms = self._searching.budget_ms(request.budget_ms)
         position = self._engine.position(request.to_board(), request.player)
+        return Planned(request, position, budget_ms, position.searches_for(request.difficulty))
+
+    def _slot_if(
+        self, searching: bool, asked: Asked, budget_ms: int
+    ) -> contextlib.AbstractContextManager[None]:
+        """Hold a search slot for `budget_ms` if answering searches; raise Busy if none is free."""
+        if not searching:
+            return contextlib.nullcontext()
+        return self._searching.slot(asked, budget_ms)
+
+    def _answer(self, planned: Planned, budget_ms: int) -> tuple[Answer, str]:
+        """Answer a planned move request: from the cache, the table, the rules or a search."""
+        request, position = planned.request, planned.position
         # Perfect play or a seed, from a table: the same request always gets the same answer.
         lasting = position.in_table and request.deterministic
         if position.in_table and request.difficulty is Difficulty.PERFECT:
@@ -143,12 +166,8 @@ class Answers:
                 ("move", position.board, position.side_to_move),
                 lambda: self._serialize(position, budget_ms),
             )
-            return Answer(body, lasting), outcome
-        if position.searches_for(request.difficulty):
-            if batch is not None:
-                batch.spend(budget_ms)
-            held.take()
-        body, outcome = self._serialize(position, budget_ms, request.difficulty, request.seed)
+        else:
+            body, outcome = self._serialize(position, budget_ms, request.difficulty, request.seed)
         return Answer(body, lasting), outcome
 
     def _told(self, outcome: str) -> None:
@@ -188,12 +207,39 @@ class Answers:
         return body, outcome.value if outcome is not None else UNKNOWN
 
 
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A move request checked before any work: its position, its budget, whether it searches."""
+
+    request: MoveRequest
+    position: Position
+    budget_ms: int
+    searches: bool
+
+
 class BatchBudget:
-    """What a batch's searches may take together: at most the maximum budget of one search."""
+    """What a batch's searches may take together: at most the maximum budget of one search,
+    and, once the batch is answered, one deadline they all share."""
 
     def __init__(self, total_ms: int) -> None:
         self._total_ms = total_ms
         self._spent_ms = 0
+        self._deadline = 0.0
+
+    @property
+    def spent_ms(self) -> int:
+        """Return what the batch's searches take together, in milliseconds."""
+        return self._spent_ms
+
+    def start(self) -> None:
+        """Start the batch's clock: its searches end within what they take together."""
+        self._deadline = time.monotonic() + self._spent_ms / 1000
+
+    def left_for(self, budget_ms: int) -> int:
+        """Return an item's budget, cut to what is left before the batch's deadline (at
+        least 1 ms: a search always answers a move)."""
+        left_ms = int((self._deadline - time.monotonic()) * 1000)
+        return max(1, min(budget_ms, left_ms))
 
     def spend(self, budget_ms: int) -> None:
         """Count an item's budget; raise the `batch_budget_exceeded` problem if it would not fit."""

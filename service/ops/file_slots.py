@@ -1,16 +1,19 @@
 """Search slots shared by every worker process of a server, as locked files.
 
-Each slot is a file; a search holds an exclusive `flock` on one while it runs. The kernel
-drops a lock when its holder closes the file or dies, so a crashed worker never keeps a
-slot. Taking a slot never waits: all taken means the search is refused.
+Each slot is a file; a search holds an exclusive `flock` on one while it runs, and writes
+in it when its budget ends, so that a refused caller can be told when to come back. The
+kernel drops a lock when its holder closes the file or dies, so a crashed worker never
+keeps a slot. Taking a slot never waits: all taken means the search is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import itertools
 import os
+import time
 from pathlib import Path
 
 from service.api.admission import Release
@@ -24,8 +27,9 @@ class FileSlots:
         # Where each process starts looking, so that the first slot is not always tried first.
         self._start = itertools.cycle(range(count))
 
-    def try_take(self) -> Release | None:
-        """Lock a free slot's file without waiting; return how to unlock it, or None."""
+    def try_take(self, seconds: float) -> Release | None:
+        """Lock a free slot's file without waiting, for a search of at most `seconds`; return
+        how to unlock it, or None."""
         start = next(self._start)
         for path in self._paths[start:] + self._paths[:start]:
             # One open file a try: a lock belongs to an open file, so threads never share one.
@@ -35,5 +39,25 @@ class FileSlots:
             except BlockingIOError:
                 os.close(fd)
                 continue
+            # On the system-wide monotonic clock, which every worker process reads alike.
+            os.pwrite(fd, f"{time.monotonic() + seconds:<24.3f}".encode(), 0)
             return functools.partial(os.close, fd)  # closing the file drops the lock
         return None
+
+    def free_in(self) -> float:
+        """Return when the soonest taken slot's budget ends, by what its holder wrote; 0 if a
+        slot is free or no holder's end can be read."""
+        ends = []
+        for path in self._paths:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                written = os.pread(fd, 64, 0)
+            else:
+                return 0.0  # freed since the caller was refused
+            finally:
+                os.close(fd)
+            with contextlib.suppress(ValueError):  # a holder still writing it
+                ends.append(float(written))
+        return max(0.0, min(ends) - time.monotonic()) if ends else 0.0

@@ -249,8 +249,9 @@ export interface components {
         /**
          * @description How long a search may take, in milliseconds, for a game beyond 4x4: 250 when absent
          *     or null, at most the operator's `SEARCH_MAX_BUDGET_MS` (5,000 by default). Outside
-         *     that range: 422 `budget_out_of_range`. A game answered from its table ignores it.
-         *     The search keeps to it within a few milliseconds.
+         *     that range: 422 `budget_out_of_range`, on every request: a game answered from its
+         *     table is refused such a budget too, though it never uses one. The search keeps to it
+         *     within a few milliseconds.
          */
         BudgetMs: number;
         /**
@@ -420,7 +421,12 @@ export interface components {
              *     tanh of the window count (about 0.0 on an even opening).
              */
             evaluation: number;
-            /** @description The plies of the last depth finished (0 when the rules alone decided). */
+            /**
+             * @description How far the answer looked ahead, in plies, by `method`: `rules`, 0 (the position
+             *     decides at once); `threats`, the forced win's plies less its last two (the double
+             *     threat answered, then completed); `exact`, the empty cells (every line of play to
+             *     the end); `heuristic`, the last depth that iterative deepening finished.
+             */
             depth: number;
             /** @description The positions the search visited. */
             nodes: number;
@@ -498,7 +504,7 @@ export interface components {
         Busy: {
             headers: {
                 "X-Request-ID": components["headers"]["RequestId"];
-                /** @description Seconds to wait before trying again. */
+                /** @description Seconds to wait before trying again: when the soonest taken slot's search will have spent its budget (a batch's slot, its searches' budgets together), rounded up, and 1 at least. */
                 "Retry-After": number;
                 [name: string]: unknown;
             };
