@@ -239,8 +239,9 @@ def report(seconds: float, rounds: int) -> str:
         "",
         "`python -m benchmarks.family_bench`: each game's preparation, the vectorised "
         "retrograde solve, next to a memoised pure-Python solve of the same game measured "
-        "in the same run (the forward solver the tests hold the tables to; its memory by "
-        "tracemalloc up to twelve cells). Positions: those play reaches with X starting. "
+        "in the same run (the product's exact minimax, service.game.minimax, over bit sets; "
+        "its memory by tracemalloc up to twelve cells). Positions: those play reaches with X "
+        "starting. "
         "The table holds one byte for each of the 3^N arrangements of the board.",
         "",
         *family_bench.table_lines(members),
