@@ -89,7 +89,7 @@ def _outcome_of_move(game: Game, after: str, mover: str) -> tuple[int, int] | No
 
 
 @cache
-def _move_results(game: Game, text: str, mover: str) -> dict[int, tuple[int, int]]:
+def move_results(game: Game, text: str, mover: str) -> dict[int, tuple[int, int]]:
     results = {}
     for i, cell in enumerate(text):
         if cell != EMPTY:
@@ -100,7 +100,7 @@ def _move_results(game: Game, text: str, mover: str) -> dict[int, tuple[int, int
             results[i] = ended
         else:
             reply_result, reply_plies = max(
-                _move_results(game, after, other(mover)).values(), key=_preference
+                move_results(game, after, other(mover)).values(), key=_preference
             )
             results[i] = (-reply_result, reply_plies + 1)
     return results
@@ -113,7 +113,7 @@ def _preference(result_and_plies: tuple[int, int]) -> tuple[int, int]:
 
 
 def _perfect_play(game: Game, text: str, mover: str) -> tuple[int, list[int]]:
-    results = _move_results(game, text, mover)
+    results = move_results(game, text, mover)
     best = max(results.values(), key=_preference)
     result, plies = best
     top = game.rows * game.cols + 1

@@ -19,7 +19,7 @@ from service.game.engine import Engine
 from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS
 from tests import search_reference as brute
-from tests.family_reference import Game, _move_results
+from tests.family_reference import Game, move_results
 from tests.helpers import GOMOKU_OPENING, post_move
 
 #: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
@@ -130,7 +130,7 @@ def test_few_empty_cells_are_solved_exactly_and_every_move_analysed(
     top = rules.cell_count + 1
     expected = {
         cell: {1: top - plies, 0: 0, -1: plies - top}[result]
-        for cell, (result, plies) in _move_results(game, text, mover).items()
+        for cell, (result, plies) in move_results(game, text, mover).items()
     }
     assert {ranked["move"]: ranked["score"] for ranked in analysis["moves"]} == expected
     assert analysis["score"] == reference_score
