@@ -90,6 +90,7 @@ def _outcome_of_move(game: Game, after: str, mover: str) -> tuple[int, int] | No
 
 @cache
 def move_results(game: Game, text: str, mover: str) -> dict[int, tuple[int, int]]:
+    """Return each legal move's result for the mover under perfect play, with its plies."""
     results = {}
     for i, cell in enumerate(text):
         if cell != EMPTY:
