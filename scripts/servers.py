@@ -34,9 +34,9 @@ def free_port() -> int:
         return port
 
 
-def connection_to(port: int) -> http.client.HTTPConnection:
+def connection_to(port: int, timeout: float = 10) -> http.client.HTTPConnection:
     """Open a connection to a server on a loopback port."""
-    return http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
 
 
 def request(
@@ -45,10 +45,11 @@ def request(
     path: str,
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
+    timeout: float = 10,
 ) -> tuple[int, dict[str, str], bytes]:
     """Send one request to a loopback port on a new connection; return status, headers and
     body (a body is sent as JSON unless the headers say otherwise)."""
-    connection = connection_to(port)
+    connection = connection_to(port, timeout)
     sent = {"Content-Type": "application/json"} if body is not None else {}
     connection.request(method, path, body=body, headers={**sent, **(headers or {})})
     response = connection.getresponse()
@@ -80,9 +81,10 @@ class RunningServer:
         path: str,
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
+        timeout: float = 10,
     ) -> tuple[int, dict[str, str], bytes]:
         """Send one request on a new connection; return status, headers and body."""
-        return request(self.port, method, path, body, headers)
+        return request(self.port, method, path, body, headers, timeout)
 
     def worker_pids(self) -> list[int]:
         """Return the process ids of the server's children: gunicorn's workers."""

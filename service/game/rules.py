@@ -9,7 +9,7 @@ row-major order, 0 at the top left.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from service.game.refusals import Reason, Refusal
 
@@ -117,7 +117,14 @@ class Rules:
         return f"{self.rows}x{self.cols}, {self.k} in a row{kind}"
 
 
-@cache
+#: How many games' lines one process keeps (up to about 60 KB each on 15x15): every game of
+#: the tables and the searched games in use, but not every game a client can name.
+LINES_KEPT = 256
+#: How many ways of naming a game `rules_for` remembers (a few hundred bytes each).
+RULES_KEPT = 4096
+
+
+@lru_cache(maxsize=LINES_KEPT)
 def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
     """Return every run of k cells in a row, column or diagonal of a rows x cols board."""
     found: set[Line] = set()
@@ -155,7 +162,7 @@ FAMILY: tuple[Rules, ...] = tuple(
 SQUARES = {side * side: side for side in range(1, MAX_SIDE + 1)}
 
 
-@cache
+@lru_cache(maxsize=RULES_KEPT)
 def rules_for(
     cell_count: int,
     *,

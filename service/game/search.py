@@ -152,15 +152,17 @@ class Geometry:
         for index, window in enumerate(self.windows):
             for cell in window:
                 self.windows_of[cell].append(index)
+        # The cells within CANDIDATE_DISTANCE in rows and columns, ascending: the square
+        # around each cell, not every pair of cells (quadratic on big boards).
+        reach = CANDIDATE_DISTANCE
         self.near: list[tuple[int, ...]] = [
             tuple(
-                other
-                for other in range(self.cells)
-                if other != cell
-                and abs(other // rules.cols - cell // rules.cols) <= CANDIDATE_DISTANCE
-                and abs(other % rules.cols - cell % rules.cols) <= CANDIDATE_DISTANCE
+                other_row * rules.cols + other_col
+                for other_row in range(max(0, row - reach), min(rules.rows, row + reach + 1))
+                for other_col in range(max(0, col - reach), min(rules.cols, col + reach + 1))
+                if (other_row, other_col) != (row, col)
             )
-            for cell in range(self.cells)
+            for row, col in (divmod(cell, rules.cols) for cell in range(self.cells))
         ]
         # A mark in a window worth 8 times one fewer: fuller windows dominate. (One weight
         # more than marks fit, for the promise of a window a move has just completed.)
@@ -194,10 +196,20 @@ def _padded(rows: list[list[int]] | list[tuple[int, ...]]) -> alphabeta.Ints:
     return padded
 
 
-@functools.cache
+#: How many games' geometries one process keeps (about 100 KB each): a frontend's few games
+#: stay made, while a client cycling through every game cannot make the process keep them all.
+GEOMETRIES_KEPT = 32
+
+
 def geometry_of(rules: Rules) -> Geometry:
-    """Return a game's geometry, made once per process: it never changes, and costs ms."""
-    return Geometry(rules)
+    """Return a game's geometry, kept for the GEOMETRIES_KEPT games searched last (it costs
+    ms to make); a game and its misère form share one, as they share their lines."""
+    return _geometry(rules.rows, rules.cols, rules.k)
+
+
+@functools.lru_cache(maxsize=GEOMETRIES_KEPT)
+def _geometry(rows: int, cols: int, k: int) -> Geometry:
+    return Geometry(Rules(rows, cols, k))
 
 
 class Position:
