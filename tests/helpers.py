@@ -97,6 +97,13 @@ def wait_for(condition: Callable[[], bool], what: str, within: float = 10) -> No
         time.sleep(0.01)  # a poll of the kernel's or the server's own state
 
 
+#: For the tests that watch the kernel's own tables: Linux has them in /proc, macOS has not.
+needs_proc = pytest.mark.skipif(
+    not Path("/proc/net/tcp").exists(),
+    reason="watches a connection in Linux's /proc/net/tcp, which this system has not",
+)
+
+
 def accepted(connection: socket.socket) -> bool:
     """Return whether a server process has accepted a connection: its end of it has a socket
     file (/proc/net/tcp shows inode 0 while the connection waits in the listen queue)."""
@@ -112,15 +119,13 @@ def _hex_port(port: int) -> str:
     return f"{port:04X}"
 
 
-def locked(path: Path) -> bool:
-    """Return whether some process holds a lock on a file, as the kernel's table says
-    (/proc/locks), without taking it."""
-    if not path.exists():
-        return False
-    status = path.stat()
-    device = f"{os.major(status.st_dev):02x}:{os.minor(status.st_dev):02x}:{status.st_ino}"
-    # A waiter's line has an extra "->" field: look for the file among the fields.
-    return any(device in line.split() for line in Path("/proc/locks").read_text().splitlines())
+def held_until_later(slot_file: Path) -> bool:
+    """Return whether a search slot's file says its holder's budget ends in the future (a
+    holder writes it there on taking the slot; the clock is the system's monotonic one)."""
+    try:
+        return float(slot_file.read_bytes()) > time.monotonic()
+    except (OSError, ValueError):
+        return False  # not written yet
 
 
 def search(pattern: str, text: str) -> re.Match[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from service.ops.directories import WorkingDirectory
 from service.ops.file_slots import FileSlots
-from tests.helpers import GOMOKU_OPENING, ServerStarter, locked, metric, wait_for
+from tests.helpers import GOMOKU_OPENING, ServerStarter, held_until_later, metric, wait_for
 
 HOLD_A_SLOT = """
 import sys, time
@@ -73,7 +73,8 @@ def test_the_server_runs_one_search_per_slot_across_workers(
     server = serve({"SEARCH_SLOTS": "1", "WEB_CONCURRENCY": "2", "TMPDIR": str(tmp_path)})
 
     def slot_taken() -> bool:
-        return any(map(locked, tmp_path.glob("bestmove-search-slots-*/search-slot-*.lock")))
+        slot_files = tmp_path.glob("bestmove-search-slots-*/search-slot-*.lock")
+        return any(map(held_until_later, slot_files))
 
     long_search = json.dumps({"board": GOMOKU_OPENING, "budget_ms": 3000}).encode()
     answers: list[int] = []

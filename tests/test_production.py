@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from service.game.rules import FAMILY
-from tests.helpers import ServerStarter, accepted, metric, wait_for
+from tests.helpers import ServerStarter, accepted, metric, needs_proc, wait_for
 
 HALF_SENT_MOVE = (
     b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
@@ -21,6 +21,7 @@ HALF_SENT_MOVE = (
 )
 
 
+@needs_proc
 def test_metrics_add_up_across_workers(tmp_path: Path, serve: ServerStarter) -> None:
     """Whichever worker answers the scrape, it reports every worker's requests."""
     metrics_dir = tmp_path / "metrics"
@@ -93,6 +94,7 @@ def never_served(port: int) -> bool:
         return True
 
 
+@needs_proc
 @pytest.mark.parametrize("worker_class", ["sync", "gthread"])
 def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     worker_class: str, serve: ServerStarter
