@@ -393,3 +393,21 @@ def test_medium_plays_near_the_marks_on_boards_beyond_the_tables(seed: int) -> N
     row, col = divmod(move, 15)
     marks = [divmod(cell, 15) for cell, mark in enumerate(board.cells) if mark]
     assert any(abs(row - r) <= 2 and abs(col - c) <= 2 for r, c in marks)
+
+
+@pytest.mark.parametrize("difficulty", list(Difficulty))
+def test_a_level_asks_for_the_best_move_exactly_when_it_says_it_plays_best(
+    difficulty: Difficulty,
+) -> None:
+    """`Difficulty.plays_best` is what admission reads to take a search slot beyond the
+    tables: it must say whether `choose_move` ever looks for the best move."""
+    board = Board.from_text("X...O....")
+    asked: list[int] = []
+
+    def best_move() -> int:
+        asked.append(1)
+        return 2
+
+    for seed in range(50):
+        choose_move(board, Mark.X, best_move, difficulty, random.Random(seed))
+    assert bool(asked) is difficulty.plays_best

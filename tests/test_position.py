@@ -3,6 +3,7 @@ answers it are worked out once per request (once per batch item), whatever the e
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -10,7 +11,6 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
-from service.game import engine as engine_module
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine
@@ -42,8 +42,12 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
         return wrapper
 
-    monkeypatch.setattr(engine_module, "check_board", counting("check_board", check_board))
-    monkeypatch.setattr(engine_module, "side_to_move", counting("side_to_move", side_to_move))
+    # Wherever the product has the legality functions by name, so a new caller is counted too.
+    for name, function in (("check_board", check_board), ("side_to_move", side_to_move)):
+        counted_function = counting(name, function)
+        for module in list(sys.modules.values()):
+            if module.__name__.startswith("service.") and getattr(module, name, None) is function:
+                monkeypatch.setattr(module, name, counted_function)
     monkeypatch.setattr(Board, "status", counting("status", Board.status))
     monkeypatch.setattr(Engine, "holds", counting("holds", Engine.holds))
     return counted

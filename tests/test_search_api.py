@@ -11,8 +11,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.admission import Release, ThreadSlots
-from service.api.answers import BatchBudget
+from service.api.admission import BatchBudget, Release, ThreadSlots
 from service.api.app import create_app
 from service.api.app_settings import AppSettings
 from service.game.engine import Engine
@@ -363,7 +362,7 @@ def test_a_batch_item_with_a_bad_budget_gets_its_problem_in_its_slot(
 
 def test_a_batchs_searches_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
-    monkeypatch.setattr("service.api.answers.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("service.api.admission.time.monotonic", lambda: now[0])
     budgets = BatchBudget(5000)
     budgets.spend(100)
     budgets.spend(50)

@@ -81,8 +81,9 @@ class SearchListener(Protocol):
         """Count one search refused for want of a slot, by what was asked (Asked)."""
 
 
-class Searching:
-    """The budgets a search may have and the slots it runs in, with the listener told."""
+class Admission:
+    """What a search may take: its budget, within the operator's bound, and a slot, taken
+    before any work or refused at once; the listener told of both."""
 
     def __init__(
         self,
@@ -97,18 +98,18 @@ class Searching:
         self._listener = listener
 
     @classmethod
-    def with_defaults(cls) -> Searching:
+    def with_defaults(cls) -> Admission:
         """Return the shipped budgets, with one slot per core in this process, and no listener."""
         return cls(DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, ThreadSlots(cores()))
 
-    def budget_ms(self, requested: int | None, loc: tuple[str, ...] = ("budget_ms",)) -> int:
+    def budget_ms(self, requested: int | None) -> int:
         """Return the budget a request asks for, or the default; a Problem if out of range."""
         if requested is None:
             return self.default_budget_ms
         if not 1 <= requested <= self.max_budget_ms:
             detail = f"budget_ms is {requested}, but a search may take 1 to {self.max_budget_ms} ms"
             raise Problem(
-                422, "budget_out_of_range", detail, errors=[{"loc": list(loc), "msg": detail}]
+                422, "budget_out_of_range", detail, errors=[{"loc": ["budget_ms"], "msg": detail}]
             )
         return requested
 
@@ -155,3 +156,44 @@ def busy(free_in: float) -> Busy:
         f"search; try again in {retry_after} s",
         headers={"Retry-After": str(retry_after)},
     )
+
+
+class BatchBudget:
+    """What a batch's searches may take together: at most the maximum budget of one search,
+    and, once the batch is answered, one deadline they all share."""
+
+    def __init__(self, total_ms: int) -> None:
+        self._total_ms = total_ms
+        self._spent_ms = 0
+        self._deadline = 0.0
+
+    @property
+    def spent_ms(self) -> int:
+        """Return what the batch's searches take together, in milliseconds."""
+        return self._spent_ms
+
+    def start(self) -> None:
+        """Start the batch's clock: its searches end within what they take together."""
+        self._deadline = time.monotonic() + self._spent_ms / 1000
+
+    def left_for(self, budget_ms: int) -> int:
+        """Return an item's budget, cut to what is left before the batch's deadline (at
+        least 1 ms: a search always answers a move)."""
+        left_ms = int((self._deadline - time.monotonic()) * 1000)
+        return max(1, min(budget_ms, left_ms))
+
+    def spend(self, budget_ms: int) -> None:
+        """Count an item's budget; raise the `batch_budget_exceeded` problem if it would not fit."""
+        if self._spent_ms + budget_ms > self._total_ms:
+            detail = (
+                f"this item's search would take the batch's searches to "
+                f"{self._spent_ms + budget_ms} ms, over the {self._total_ms} ms a batch may "
+                "search for: send it in another batch"
+            )
+            raise Problem(
+                422,
+                "batch_budget_exceeded",
+                detail,
+                errors=[{"loc": ["budget_ms"], "msg": detail}],
+            )
+        self._spent_ms += budget_ms

@@ -1,7 +1,7 @@
 """Answers as JSON bytes; those that can never change, kept in a cache bounded in bytes.
 
 Games up to 4x4 are answered from their tables. Any other is searched, within the
-request's budget and a search slot (`Searching`), taken before any work; its answers depend
+request's budget and a search slot (`Admission`), taken before any work; its answers depend
 on the time the search had, so they are never cached.
 """
 
@@ -10,14 +10,13 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
-import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cachetools import LRUCache
 
-from service.api.admission import Asked, Searching
+from service.api.admission import Admission, Asked, BatchBudget
 from service.api.problems import REQUEST_FAILURES, Problem, problem_for
 from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
 from service.game.difficulty import Difficulty
@@ -62,11 +61,11 @@ class Answers:
         engine: Engine,
         on_answer: AnswerListener | None,
         cache_bytes: int,
-        searching: Searching | None = None,
+        admission: Admission | None = None,
     ) -> None:
         self._engine = engine
         self._on_answer = on_answer
-        self._searching = searching if searching is not None else Searching.with_defaults()
+        self._admission = admission if admission is not None else Admission.with_defaults()
         self._cache: LRUCache[Hashable, Cached] = LRUCache(
             maxsize=cache_bytes, getsizeof=entry_size
         )
@@ -81,7 +80,7 @@ class Answers:
     def analysis(self, request: MoveRequest) -> bytes:
         """Return the JSON analysis of a request's board: it depends on board and player only
         (and, beyond the tables, on the search's budget)."""
-        budget_ms = self._searching.budget_ms(request.budget_ms)
+        budget_ms = self._admission.budget_ms(request.budget_ms)
         position = self._engine.position(request.to_board(), request.player)
         if position.in_table:
             return self._remembered(
@@ -95,7 +94,7 @@ class Answers:
         ranked = self._engine.analyse(position, budget_seconds=budget_ms / 1000)
         if ranked.search is not None:
             found = ranked.search
-            self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)
+            self._admission.heard(found.method.value, found.seconds, found.depth, found.nodes)
         response = AnalysisResponse.from_analysis(ranked, budget_ms)
         return response.to_json(searched_game=ranked.searched_game)
 
@@ -118,7 +117,7 @@ class Answers:
         add up to: an item that finds less time left than it asked for searches for what is
         left (its answer's `budget_ms` says so).
         """
-        budgets = BatchBudget(self._searching.max_budget_ms)
+        budgets = BatchBudget(self._admission.max_budget_ms)
         plans: list[Planned | Problem] = []
         for item in items:
             try:
@@ -144,7 +143,7 @@ class Answers:
 
     def _plan(self, request: MoveRequest) -> Planned:
         """Check a request before any work: its budget, its position, whether it searches."""
-        budget_ms = self._searching.budget_ms(request.budget_ms)
+        budget_ms = self._admission.budget_ms(request.budget_ms)
         position = self._engine.position(request.to_board(), request.player)
         return Planned(request, position, budget_ms, position.searches_for(request.difficulty))
 
@@ -154,7 +153,7 @@ class Answers:
         """Hold a search slot for `budget_ms` if answering searches; raise Busy if none is free."""
         if not searching:
             return contextlib.nullcontext()
-        return self._searching.slot(asked, budget_ms)
+        return self._admission.slot(asked, budget_ms)
 
     def _answer(self, planned: Planned, budget_ms: int) -> tuple[Answer, str]:
         """Answer a planned move request: from the cache, the table, the rules or a search."""
@@ -197,7 +196,7 @@ class Answers:
         advice = self._engine.advise(position, difficulty, rng, budget_seconds=budget_ms / 1000)
         if advice.search is not None:
             found = advice.search
-            self._searching.heard(found.method.value, found.seconds, found.depth, found.nodes)
+            self._admission.heard(found.method.value, found.seconds, found.depth, found.nodes)
         body = MoveResponse.from_advice(advice, budget_ms).to_json(
             searched_game=advice.searched_game
         )
@@ -215,44 +214,3 @@ class Planned:
     position: Position
     budget_ms: int
     searches: bool
-
-
-class BatchBudget:
-    """What a batch's searches may take together: at most the maximum budget of one search,
-    and, once the batch is answered, one deadline they all share."""
-
-    def __init__(self, total_ms: int) -> None:
-        self._total_ms = total_ms
-        self._spent_ms = 0
-        self._deadline = 0.0
-
-    @property
-    def spent_ms(self) -> int:
-        """Return what the batch's searches take together, in milliseconds."""
-        return self._spent_ms
-
-    def start(self) -> None:
-        """Start the batch's clock: its searches end within what they take together."""
-        self._deadline = time.monotonic() + self._spent_ms / 1000
-
-    def left_for(self, budget_ms: int) -> int:
-        """Return an item's budget, cut to what is left before the batch's deadline (at
-        least 1 ms: a search always answers a move)."""
-        left_ms = int((self._deadline - time.monotonic()) * 1000)
-        return max(1, min(budget_ms, left_ms))
-
-    def spend(self, budget_ms: int) -> None:
-        """Count an item's budget; raise the `batch_budget_exceeded` problem if it would not fit."""
-        if self._spent_ms + budget_ms > self._total_ms:
-            detail = (
-                f"this item's search would take the batch's searches to "
-                f"{self._spent_ms + budget_ms} ms, over the {self._total_ms} ms a batch may "
-                "search for: send it in another batch"
-            )
-            raise Problem(
-                422,
-                "batch_budget_exceeded",
-                detail,
-                errors=[{"loc": ["budget_ms"], "msg": detail}],
-            )
-        self._spent_ms += budget_ms

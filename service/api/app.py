@@ -8,7 +8,7 @@ from flask import Flask, Response
 from flask_cors import CORS
 from flask_swagger_ui import get_swaggerui_blueprint
 
-from service.api.admission import Searching, SearchListener, SearchSlots, ThreadSlots
+from service.api.admission import Admission, SearchListener, SearchSlots, ThreadSlots
 from service.api.answers import AnswerListener, Answers
 from service.api.app_settings import AppSettings
 from service.api.errors import as_problem, errors
@@ -48,7 +48,7 @@ def create_app(
             engine,
             on_answer,
             settings.answer_cache_bytes,
-            Searching(
+            Admission(
                 settings.default_budget_ms,
                 settings.max_budget_ms,
                 search_slots if search_slots is not None else ThreadSlots(settings.search_slots),

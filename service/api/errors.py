@@ -6,18 +6,17 @@ from collections.abc import Mapping
 from http import HTTPStatus
 
 from flask import Blueprint, Response, current_app, request
-from pydantic import ValidationError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from service.api.problems import (
     PROBLEM_HEADERS,
     PROBLEM_MEDIA_TYPE,
+    REQUEST_FAILURES,
     Problem,
+    RequestFailure,
     http_code,
     problem_for,
 )
-from service.game.legality import IllegalPosition
-from service.game.rules import InvalidRules
 
 #: What the framework's own error answers mean here, where Python's phrase is too terse.
 FRAMEWORK_DETAILS = {
@@ -52,16 +51,14 @@ def as_problem(response: Response) -> Response:
     return problem_response(Problem(status, http_code(status), detail))
 
 
-@errors.app_errorhandler(Problem)
-@errors.app_errorhandler(ValidationError)
-@errors.app_errorhandler(InvalidRules)
-@errors.app_errorhandler(IllegalPosition)
-def handle_request_failure(
-    error: Problem | ValidationError | InvalidRules | IllegalPosition,
-) -> Response:
+def handle_request_failure(error: RequestFailure) -> Response:
     """Answer a request the service refuses: a problem raised by a view, a body that does not
     fit the schema, rules outside the family, or a board no game reaches."""
     return problem_response(problem_for(error))
+
+
+for _failure in (Problem, *REQUEST_FAILURES):
+    errors.app_errorhandler(_failure)(handle_request_failure)
 
 
 @errors.app_errorhandler(HTTPException)

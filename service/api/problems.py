@@ -111,9 +111,11 @@ class Problem(Exception):
 
 #: The failures of the domain and of validation that a request can cause, each answered 422.
 REQUEST_FAILURES = (ValidationError, InvalidRules, IllegalPosition)
+#: What a request can fail with: a problem raised on purpose, or one of REQUEST_FAILURES.
+RequestFailure = Problem | ValidationError | InvalidRules | IllegalPosition
 
 
-def problem_for(error: Problem | ValidationError | InvalidRules | IllegalPosition) -> Problem:
+def problem_for(error: RequestFailure) -> Problem:
     """Return the problem that answers a request's failure: the one map, for the app's
     handlers and a batch's items alike; every `loc` is relative to the request."""
     if isinstance(error, Problem):

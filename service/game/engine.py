@@ -1,4 +1,5 @@
-"""The engine: every position of a game solved once into a table, then answered by lookup."""
+"""The engine: a position checked once, then answered from its game's solved table (every
+game up to 4x4) or by a search within a budget (any bigger game)."""
 
 from __future__ import annotations
 
@@ -146,7 +147,7 @@ class Analysis:
 
 
 class Engine:
-    """Answers any legal position of the games it holds, each from its solved table."""
+    """Answers any legal position: exactly from the table of a game it holds, else by search."""
 
     def __init__(self, tables: Mapping[Rules, Scores]) -> None:
         self._tables = MappingProxyType(dict(tables))

@@ -212,7 +212,7 @@ def _geometry(rows: int, cols: int, k: int) -> Geometry:
     return Geometry(Rules(rows, cols, k))
 
 
-class Position:
+class SearchBoard:
     """A board under search, changed in place by `play` and `undo`, with running counts.
 
     Players are 1 (X) and 2 (O). For every window it keeps each player's marks in it; from
@@ -345,7 +345,7 @@ class Search:
         self.rules = board.rules
         self.misere = board.rules.misere
         geometry = geometry_of(board.rules)
-        self.position = Position(geometry, board)
+        self.position = SearchBoard(geometry, board)
         self.mover = 1 if mover is Mark.X else 2
         self.max_nodes = max_nodes
         self.nodes = 0
