@@ -218,6 +218,14 @@ class Environment(BaseModel):
             "allowed": "a directory",
         },
     )
+    numba_cpu_name: str | None = Field(
+        default=None,
+        alias="NUMBA_CPU_NAME",
+        description="numba's own variable: the processor the search is compiled for, and so "
+        "which cached compilation fits. The image sets `generic`, measured as fast as the "
+        "host's own model, so that the cache it prepared at build serves any x86-64 machine",
+        json_schema_extra={"shown_default": "this machine's processor", "allowed": "a name"},
+    )
     xdg_cache_home: Path | None = Field(
         default=None,
         alias="XDG_CACHE_HOME",
