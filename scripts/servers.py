@@ -45,6 +45,7 @@ def request(
     path: str,
     body: bytes | None = None,
     headers: dict[str, str] | None = None,
+    *,
     timeout: float = 10,
 ) -> tuple[int, dict[str, str], bytes]:
     """Send one request to a loopback port on a new connection; return status, headers and
@@ -81,10 +82,11 @@ class RunningServer:
         path: str,
         body: bytes | None = None,
         headers: dict[str, str] | None = None,
+        *,
         timeout: float = 10,
     ) -> tuple[int, dict[str, str], bytes]:
         """Send one request on a new connection; return status, headers and body."""
-        return request(self.port, method, path, body, headers, timeout)
+        return request(self.port, method, path, body, headers, timeout=timeout)
 
     def worker_pids(self) -> list[int]:
         """Return the process ids of the server's children: gunicorn's workers."""
