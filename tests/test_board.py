@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from service.game.board import WINNING_LINES, Board, GameStatus, Mark
-from service.game.rules import CLASSIC
+from service.game.rules import CLASSIC, Rules
 from tests.helpers import board
 
 
@@ -98,3 +98,15 @@ def test_status_names_the_winner() -> None:
     assert GameStatus.O_WON.winner is Mark.O
     assert GameStatus.DRAW.winner is None
     assert not GameStatus.IN_PROGRESS.is_over
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(3, 3, 3), Rules(4, 4, 3), Rules(15, 15, 5), Rules(6, 9, 1), Rules(7, 2, 2)]
+)
+def test_the_line_index_holds_every_line_once_from_its_lowest_cell_and_through_each_cell(
+    rules: Rules,
+) -> None:
+    index = rules.line_index
+    assert tuple(line for lines in index.starting_at for line in lines) == rules.lines
+    for cell in range(rules.cell_count):
+        assert set(index.through[cell]) == {line for line in rules.lines if cell in line}

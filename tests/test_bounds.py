@@ -6,7 +6,7 @@ from __future__ import annotations
 from service.game import rules as rules_module
 from service.game import search as search_module
 from service.game.board import Board, Mark
-from service.game.rules import RULES_KEPT, Rules, rules_for, winning_lines
+from service.game.rules import RULES_KEPT, Rules, line_index, rules_for, winning_lines
 from service.game.search import GEOMETRIES_KEPT, geometry_of, search
 
 
@@ -33,11 +33,11 @@ def test_the_lines_and_the_names_of_games_kept_are_bounded() -> None:
     for rows in range(1, 16):
         for cols in range(1, 16):
             for k in range(1, max(rows, cols) + 1):
-                winning_lines(rows, cols, k)
+                line_index(rows, cols, k)
                 rules_for(rows * cols, rows=rows, cols=cols, k=k)
-    lines = winning_lines.cache_info()
-    assert lines.maxsize == rules_module.LINES_KEPT
-    assert lines.currsize <= rules_module.LINES_KEPT
+    for kept in (winning_lines.cache_info(), line_index.cache_info()):
+        assert kept.maxsize == rules_module.LINES_KEPT
+        assert kept.currsize <= rules_module.LINES_KEPT
     names = rules_for.cache_info()
     assert names.maxsize == RULES_KEPT
     assert names.currsize <= RULES_KEPT

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from service.game.rules import CLASSIC, Line, Rules
@@ -93,31 +93,48 @@ class Board:
 
     def lines_of(self, mark: Mark) -> tuple[Line, ...]:
         """Return the lines completely held by `mark`."""
-        return tuple(line for line in self.rules.lines if all(self.cells[i] is mark for i in line))
+        return tuple(line for line, owner in self._held_lines() if owner is mark)
 
     def completing(self, mark: Mark) -> tuple[int, ...]:
         """Return the empty cells where `mark` would complete a line, ascending."""
+        cells = self.cells
+        if self.rules.k == 1:
+            return self.empty_cells()  # every empty cell is a line of its own
+        # Such a line holds k - 1 of `mark`'s marks, so it runs through one of them.
         found = set()
-        for line in self.rules.lines:
-            empty = [i for i in line if self.cells[i] is None]
-            if len(empty) == 1 and all(self.cells[i] in (mark, None) for i in line):
+        for line in {
+            line
+            for cell, held in enumerate(cells)
+            if held is mark
+            for line in self.rules.line_index.through[cell]
+        }:
+            empty = [i for i in line if cells[i] is None]
+            if len(empty) == 1 and all(cells[i] in (mark, None) for i in line):
                 found.add(empty[0])
         return tuple(sorted(found))
 
     def completed_lines(self) -> tuple[Line, ...]:
         """Return every line held completely by one player, in ascending order."""
-        return tuple(line for line in self.rules.lines if self._line_owner(line) is not None)
+        return tuple(line for line, _owner in self._held_lines())
 
     def status(self) -> GameStatus:
         """Return whether someone has won (a line: its owner, or under misère the other),
         the board is full, or play goes on."""
-        for line in self.rules.lines:
-            owner = self._line_owner(line)
-            if owner is not None:
-                winner = owner.opponent if self.rules.misere else owner
-                return GameStatus.X_WON if winner is Mark.X else GameStatus.O_WON
+        for _line, owner in self._held_lines():
+            winner = owner.opponent if self.rules.misere else owner
+            return GameStatus.X_WON if winner is Mark.X else GameStatus.O_WON
         return GameStatus.IN_PROGRESS if None in self.cells else GameStatus.DRAW
 
-    def _line_owner(self, line: Iterable[int]) -> Mark | None:
-        first, *rest = (self.cells[i] for i in line)
-        return first if all(cell is first for cell in rest) else None
+    def _held_lines(self) -> Iterator[tuple[Line, Mark]]:
+        """Yield every line one player holds completely, with its holder, in ascending order.
+
+        A held line starts on a marked cell: only those cells' lines are looked at, so a
+        sparse board of 15x15 costs a few lines, not its hundreds.
+        """
+        cells = self.cells
+        starting_at = self.rules.line_index.starting_at
+        for cell, mark in enumerate(cells):
+            if mark is not None:
+                for line in starting_at[cell]:
+                    if all(cells[i] is mark for i in line):
+                        yield line, mark

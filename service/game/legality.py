@@ -40,11 +40,12 @@ class IllegalPosition(Refusal):
 def check_board(board: Board) -> None:
     """Raise IllegalPosition, saying why, unless the board can arise in a game."""
     x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+    held = {mark: board.lines_of(mark) for mark in Mark}
     # A player's two lines can only be completed by one last move if they share its cell;
     # two separate lines mean the game went on after it was won. Checked first because
     # such a board also breaks the count rule, and this is the more useful reason.
     for mark in Mark:
-        for first, second in combinations(board.lines_of(mark), 2):
+        for first, second in combinations(held[mark], 2):
             if not set(first) & set(second):
                 raise IllegalPosition(
                     Illegality.PLAY_AFTER_WIN,
@@ -52,7 +53,7 @@ def check_board(board: Board) -> None:
                     "play went on after the game was won",
                 )
     # The game stops at the first completed line, so only one player can have one.
-    if board.lines_of(Mark.X) and board.lines_of(Mark.O):
+    if held[Mark.X] and held[Mark.O]:
         both = Illegality.BOTH_PLAYERS_LOST if board.rules.misere else Illegality.BOTH_PLAYERS_WON
         raise IllegalPosition(
             both,
@@ -69,7 +70,7 @@ def check_board(board: Board) -> None:
     # The last move is in every line it completed: lines that meet pairwise, but not all in
     # one cell, took more than one move. (Only longer lines on larger boards get here.)
     for mark in Mark:
-        lines = board.lines_of(mark)
+        lines = held[mark]
         if lines and not set.intersection(*(set(line) for line in lines)):
             raise IllegalPosition(
                 Illegality.PLAY_AFTER_WIN,
@@ -79,7 +80,7 @@ def check_board(board: Board) -> None:
             )
     # Whoever completed a line made the last move, so cannot have fewer marks than the other.
     for mark in Mark:
-        if board.lines_of(mark) and board.count(mark) < board.count(mark.opponent):
+        if held[mark] and board.count(mark) < board.count(mark.opponent):
             raise IllegalPosition(
                 Illegality.LOSER_NOT_LAST_TO_MOVE
                 if board.rules.misere

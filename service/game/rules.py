@@ -107,6 +107,11 @@ class Rules:
         """Return every line of k cells, each ascending, in ascending order."""
         return winning_lines(self.rows, self.cols, self.k)
 
+    @property
+    def line_index(self) -> LineIndex:
+        """Return the lines indexed by cell: those each cell starts, and those through it."""
+        return line_index(self.rows, self.cols, self.k)
+
     def coordinates(self, index: int) -> tuple[int, int]:
         """Return the (row, column) of a cell index."""
         return divmod(index, self.cols)
@@ -142,6 +147,33 @@ def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
                         )
                     )
     return tuple(sorted(found))
+
+
+@dataclass(frozen=True, slots=True)
+class LineIndex:
+    """A game's lines indexed by cell, so that a board looks only at lines its marks are on."""
+
+    #: For each cell, the lines whose lowest cell it is, in ascending order: walking the
+    #: cells in order and these lines in turn gives every line, in ascending order.
+    starting_at: tuple[tuple[Line, ...], ...]
+    #: For each cell, the lines through it.
+    through: tuple[tuple[Line, ...], ...]
+
+
+@lru_cache(maxsize=LINES_KEPT)
+def line_index(rows: int, cols: int, k: int) -> LineIndex:
+    """Return the lines of a rows x cols board with k in a row, indexed by cell."""
+    lines = winning_lines(rows, cols, k)
+    starting_at: list[list[Line]] = [[] for _ in range(rows * cols)]
+    through: list[list[Line]] = [[] for _ in range(rows * cols)]
+    for line in lines:
+        starting_at[line[0]].append(line)
+        for cell in line:
+            through[cell].append(line)
+    return LineIndex(
+        tuple(tuple(cell_lines) for cell_lines in starting_at),
+        tuple(tuple(cell_lines) for cell_lines in through),
+    )
 
 
 #: Today's game: 3x3, three in a row, normal rules.
