@@ -39,8 +39,9 @@ class FileSlots:
             except BlockingIOError:
                 os.close(fd)
                 continue
-            # On the system-wide monotonic clock, which every worker process reads alike.
-            os.pwrite(fd, f"{time.monotonic() + seconds:<24.3f}".encode(), 0)
+            # On the system-wide monotonic clock, which every worker process reads alike,
+            # written exactly (repr), so that no reader sees an end later than the holder's.
+            os.pwrite(fd, f"{time.monotonic() + seconds!r:<32}".encode(), 0)
             return functools.partial(os.close, fd)  # closing the file drops the lock
         return None
 
