@@ -12,7 +12,7 @@ from service.api.schemas import MoveRequest
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.ops.environment import Settings
+from service.ops.environment import Environment, Settings
 from tests.helpers import ServiceFactory
 
 FOUR = Rules(4, 4, 3)
@@ -76,9 +76,11 @@ def test_the_least_recently_used_answer_goes_first(engine: Engine) -> None:
 
 
 def test_the_operator_sets_the_bound(make_service: ServiceFactory) -> None:
-    assert Settings.from_environ({"ANSWER_CACHE_MB": "5"}).app.answer_cache_bytes == 5 * 2**20
-    assert Settings.from_environ({"ANSWER_CACHE_MB": "0"}).app.answer_cache_bytes == 0
-    assert Settings.from_environ({}).app.answer_cache_bytes == AppSettings().answer_cache_bytes
+    assert Environment.read({"ANSWER_CACHE_MB": "5"}).settings().app.answer_cache_bytes == 5 * 2**20
+    assert Environment.read({"ANSWER_CACHE_MB": "0"}).settings().app.answer_cache_bytes == 0
+    assert (
+        Environment.read({}).settings().app.answer_cache_bytes == AppSettings().answer_cache_bytes
+    )
     service: Flask = make_service(Settings(app=AppSettings(answer_cache_bytes=0)))
     response = service.test_client().post("/v1/analysis", json={"board": "X...O...."})
     assert response.status_code == 200

@@ -6,7 +6,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.api.app_settings import AppSettings
-from service.ops.environment import Settings, SettingsError
+from service.ops.environment import Environment, Settings, SettingsError
 from tests.helpers import ServiceFactory
 
 ORIGIN = "https://game.example"
@@ -77,11 +77,11 @@ def test_only_the_allowed_origins_get_cors_headers(make_service: ServiceFactory)
     ],
 )
 def test_origins_are_read_as_a_comma_separated_list(value: str, origins: tuple[str, ...]) -> None:
-    assert Settings.from_environ({"CORS_ORIGINS": value}).app.cors_origins == origins
+    assert Environment.read({"CORS_ORIGINS": value}).settings().app.cors_origins == origins
 
 
 def test_an_origin_that_is_not_one_is_refused() -> None:
     with pytest.raises(
         SettingsError, match=r"CORS_ORIGINS lists origins like https://example\.com"
     ):
-        Settings.from_environ({"CORS_ORIGINS": "a.example"})
+        Environment.read({"CORS_ORIGINS": "a.example"})

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from service.api.app_settings import DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, cores
 from service.api.problems import Problem
+from service.game.search import SearchAnalysis, SearchResult
 
 #: The least a refused caller is told to wait: Retry-After counts whole seconds.
 SHORTEST_RETRY_SECONDS = 1
@@ -113,10 +114,15 @@ class Admission:
             )
         return requested
 
+    def slot(
+        self, asked: Asked, budget_ms: int, *, searching: bool = True
+    ) -> contextlib.AbstractContextManager[None]:
+        """Hold a search slot for searches of `budget_ms` in all, if answering searches;
+        raise the 503 Busy problem at once if none is free, saying when the soonest should be."""
+        return self._held(asked, budget_ms) if searching else contextlib.nullcontext()
+
     @contextlib.contextmanager
-    def slot(self, asked: Asked, budget_ms: int) -> Iterator[None]:
-        """Hold a search slot for searches of `budget_ms` in all; raise the 503 Busy problem
-        at once if none is free, saying when the soonest should be."""
+    def _held(self, asked: Asked, budget_ms: int) -> Iterator[None]:
         release = self._slots.try_take(budget_ms / 1000)
         if release is None:
             if self._listener is not None:
@@ -127,10 +133,10 @@ class Admission:
         finally:
             release()
 
-    def heard(self, method: str, seconds: float, depth: int, nodes: int) -> None:
-        """Tell the listener of a search made."""
-        if self._listener is not None:
-            self._listener.searched(method, seconds, depth, nodes)
+    def heard(self, found: SearchResult | SearchAnalysis | None) -> None:
+        """Tell the listener of the search an answer made, if it made one."""
+        if found is not None and self._listener is not None:
+            self._listener.searched(found.method.value, found.seconds, found.depth, found.nodes)
 
 
 class Asked(enum.Enum):

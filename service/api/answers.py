@@ -7,7 +7,6 @@ on the time the search had, so they are never cached.
 
 from __future__ import annotations
 
-import contextlib
 import random
 import threading
 from collections.abc import Callable, Hashable, Sequence
@@ -87,21 +86,19 @@ class Answers:
                 ("analysis", position.board, position.side_to_move),
                 lambda: (self._serialize_analysis(position, budget_ms), GAME_OVER),
             )[0]
-        with self._slot_if(position.searches_for(None), Asked.ANALYSIS, budget_ms):
+        with self._admission.slot(Asked.ANALYSIS, budget_ms, searching=position.searches_for(None)):
             return self._serialize_analysis(position, budget_ms)
 
     def _serialize_analysis(self, position: Position, budget_ms: int) -> bytes:
         ranked = self._engine.analyse(position, budget_seconds=budget_ms / 1000)
-        if ranked.search is not None:
-            found = ranked.search
-            self._admission.heard(found.method.value, found.seconds, found.depth, found.nodes)
+        self._admission.heard(ranked.search)
         response = AnalysisResponse.from_analysis(ranked, budget_ms)
         return response.to_json(searched_game=ranked.searched_game)
 
     def move(self, request: MoveRequest) -> Answer:
         """Return the answer to a move request, and tell the listener its outcome."""
         planned = self._plan(request)
-        with self._slot_if(planned.searches, Asked.MOVE, planned.budget_ms):
+        with self._admission.slot(Asked.MOVE, planned.budget_ms, searching=planned.searches):
             answer, outcome = self._answer(planned, planned.budget_ms)
         self._told(outcome)
         return answer
@@ -129,7 +126,7 @@ class Answers:
             else:
                 plans.append(planned)
         results: list[bytes] = []
-        with self._slot_if(budgets.spent_ms > 0, Asked.BATCH, budgets.spent_ms):
+        with self._admission.slot(Asked.BATCH, budgets.spent_ms, searching=budgets.spent_ms > 0):
             budgets.start()
             for plan in plans:
                 if isinstance(plan, Problem):
@@ -146,14 +143,6 @@ class Answers:
         budget_ms = self._admission.budget_ms(request.budget_ms)
         position = self._engine.position(request.to_board(), request.player)
         return Planned(request, position, budget_ms, position.searches_for(request.difficulty))
-
-    def _slot_if(
-        self, searching: bool, asked: Asked, budget_ms: int
-    ) -> contextlib.AbstractContextManager[None]:
-        """Hold a search slot for `budget_ms` if answering searches; raise Busy if none is free."""
-        if not searching:
-            return contextlib.nullcontext()
-        return self._admission.slot(asked, budget_ms)
 
     def _answer(self, planned: Planned, budget_ms: int) -> tuple[Answer, str]:
         """Answer a planned move request: from the cache, the table, the rules or a search."""
@@ -194,9 +183,7 @@ class Answers:
     ) -> Cached:
         rng = random.Random(seed) if seed is not None else None  # noqa: S311 -- a game move
         advice = self._engine.advise(position, difficulty, rng, budget_seconds=budget_ms / 1000)
-        if advice.search is not None:
-            found = advice.search
-            self._admission.heard(found.method.value, found.seconds, found.depth, found.nodes)
+        self._admission.heard(advice.search)
         body = MoveResponse.from_advice(advice, budget_ms).to_json(
             searched_game=advice.searched_game
         )

@@ -319,11 +319,6 @@ class Settings:
     #: Set (by `python -m service`) when gunicorn's workers share their search slots there.
     search_slots_dir: Path | None = None
 
-    @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
-        """Read the settings from environment variables, falling back to the defaults."""
-        return Environment.read(environ).settings()
-
 
 def hand_over(
     variable: str, directory: Path, environ: MutableMapping[str, str] = os.environ
