@@ -27,14 +27,9 @@ def test_metrics_add_up_across_workers(tmp_path: Path, serve: ServerStarter) -> 
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"left over from an earlier run")
-    # Sync workers: a worker reading a request serves nothing else meanwhile.
-    server = serve(
-        {
-            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-            "WEB_CONCURRENCY": "2",
-            "GUNICORN_WORKER_CLASS": "sync",
-        }
-    )
+    # The shipped worker reads a request in the thread that accepts, so a worker reading
+    # one serves nothing else meanwhile.
+    server = serve({"PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "WEB_CONCURRENCY": "2"})
     body = b'{"board": "X........"}'
     try:
         # One worker is held by a half-sent request, so the other must serve the rest.
@@ -95,7 +90,7 @@ def never_served(port: int) -> bool:
 
 
 @needs_proc
-@pytest.mark.parametrize("worker_class", ["sync", "gthread"])
+@pytest.mark.parametrize("worker_class", ["handoff", "gthread"])
 def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     worker_class: str, serve: ServerStarter
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ import pytest
 
 from scripts.servers import RunningServer, free_port
 from service.ops.environment import Environment
-from service.ops.server import gunicorn_settings
+from service.ops.server import freeze_before_fork, gunicorn_settings
 from tests.helpers import ServerStarter
 
 
@@ -155,7 +156,7 @@ def test_the_documented_defaults() -> None:
             "loglevel",
         )
     } == {
-        "worker_class": "gthread",
+        "worker_class": "service.ops.worker.HandoffWorker",
         "threads": 4,
         "timeout": 30,
         "graceful_timeout": 20,
@@ -165,3 +166,15 @@ def test_the_documented_defaults() -> None:
         "preload_app": True,
         "loglevel": "info",
     }
+
+
+def test_what_the_master_made_is_kept_from_the_workers_collector() -> None:
+    """Before each fork the master freezes its objects: the workers' collections skip them."""
+    assert gunicorn_settings(Environment())["pre_fork"] is freeze_before_fork
+    gc.unfreeze()
+    try:
+        made_by_the_master = [object() for _ in range(1000)]
+        freeze_before_fork(None, None)
+        assert gc.get_freeze_count() >= len(made_by_the_master)
+    finally:
+        gc.unfreeze()

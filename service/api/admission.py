@@ -84,7 +84,8 @@ class SearchListener(Protocol):
 
 class Admission:
     """What a search may take: its budget, within the operator's bound, and a slot, taken
-    before any work or refused at once; the listener told of both."""
+    before any work or refused at once; the listener told of both, and `before_search`
+    called once a slot is taken (the server's step-aside: a search takes long)."""
 
     def __init__(
         self,
@@ -92,11 +93,13 @@ class Admission:
         max_budget_ms: int,
         slots: SearchSlots,
         listener: SearchListener | None = None,
+        before_search: Callable[[], None] | None = None,
     ) -> None:
         self.default_budget_ms = default_budget_ms
         self.max_budget_ms = max_budget_ms
         self._slots = slots
         self._listener = listener
+        self._before_search = before_search
 
     @classmethod
     def with_defaults(cls) -> Admission:
@@ -129,6 +132,8 @@ class Admission:
                 self._listener.refused(asked.value)
             raise busy(self._slots.free_in())
         try:
+            if self._before_search is not None:
+                self._before_search()
             yield
         finally:
             release()

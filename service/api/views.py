@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, current_app, request
 
 from service.api.json_body import read_json_body
+from service.api.long_work import step_aside
 from service.api.problems import Problem
 from service.api.schemas import BatchRequest, MoveRequest
 from service.api.services import services
@@ -19,7 +20,7 @@ PAGE_POLICY = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
 
 def json_response(body: bytes) -> Response:
     """Send JSON bytes as application/json."""
-    return Response(body, mimetype="application/json")
+    return Response(body, content_type="application/json")
 
 
 @api.post("/v1/move")
@@ -54,6 +55,8 @@ def analysis() -> Response:
 @api.post("/v1/moves")
 def best_moves() -> Response:
     """Answer a batch of move requests in order; a bad one gets its problem in its slot."""
+    # A thousand items take a while even from the tables: let the server accept meanwhile.
+    step_aside()
     batch = BatchRequest.model_validate(read_json_body())
     return json_response(services().answers.moves(batch.requests))
 

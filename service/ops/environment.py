@@ -69,18 +69,23 @@ class Environment(BaseModel):
         ge=1,
         description="gunicorn worker processes (gunicorn's own convention); about one per CPU",
     )
-    gunicorn_worker_class: Literal["gthread", "sync", "gevent"] = Field(
-        default="gthread",
+    gunicorn_worker_class: Literal["handoff", "gthread"] = Field(
+        default="handoff",
         alias="GUNICORN_WORKER_CLASS",
-        description="gunicorn's kind of worker (gevent needs `pip install 'bestmove[gevent]'`); "
-        "with `sync` a worker busy with a search answers nothing else, health checks included",
+        description="gunicorn's kind of worker. `handoff`: the thread that accepts a "
+        "connection answers it, as a sync worker does, and hands the accepting to another "
+        "thread while a request searches or answers a batch; like a sync worker it reads one "
+        "request at a time, so serve it behind a proxy that buffers requests (any ingress "
+        "does). `gthread`: every request is handed to a thread, so a slow client holds no "
+        "other up; tables answer more slowly. Both keep health checks answered while "
+        "searches run",
     )
     gunicorn_threads: int = Field(
         default=4,
         alias="GUNICORN_THREADS",
         ge=1,
-        description="threads per worker (`gthread`): while one searches, the others answer "
-        "tables and probes",
+        description="threads per worker: while one searches or answers a batch, the others "
+        "answer tables and probes",
     )
     gunicorn_timeout: int = Field(
         default=30,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,6 +16,9 @@ from service.ops import gunicorn_errors
 from service.ops.directories import WorkingDirectory
 from service.ops.environment import Environment
 
+#: gunicorn's worker class for each GUNICORN_WORKER_CLASS.
+WORKER_CLASSES = {"handoff": "service.ops.worker.HandoffWorker", "gthread": "gthread"}
+
 
 def gunicorn_settings(environment: Environment) -> dict[str, Any]:
     """Return gunicorn's settings for the production server, from the process's environment."""
@@ -22,9 +26,8 @@ def gunicorn_settings(environment: Environment) -> dict[str, Any]:
     return {
         "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         "workers": environment.web_concurrency,
-        # Threads by default, so that a worker busy with a search still answers probes and
-        # tables.
-        "worker_class": environment.gunicorn_worker_class,
+        # Either kind keeps a worker busy with a search answering probes and tables.
+        "worker_class": WORKER_CLASSES[environment.gunicorn_worker_class],
         "threads": environment.gunicorn_threads,
         "timeout": environment.gunicorn_timeout,
         "graceful_timeout": environment.gunicorn_graceful_timeout,
@@ -43,6 +46,7 @@ def gunicorn_settings(environment: Environment) -> dict[str, Any]:
         # No runtime management socket: nothing uses it, and it would be written under $HOME.
         "control_socket_disable": True,
         "post_worker_init": drain_on_sigterm,
+        "pre_fork": freeze_before_fork,
     }
 
 
@@ -60,6 +64,17 @@ def prepare_metrics_dir(given: Path | None) -> WorkingDirectory:
     for stale in directory.path.glob("*.db"):
         stale.unlink()
     return directory
+
+
+def freeze_before_fork(server: Any, worker: Any) -> None:
+    """Keep everything the master made before forking (the app, the tables' index) out of
+    the garbage collector's sight in the workers (gunicorn hook).
+
+    A collection touches every object it tracks, which copies the pages a worker shares with
+    the master, and a full one walks them all; what the master made lives for good anyway.
+    Python's documentation advises this for servers that fork.
+    """
+    gc.freeze()
 
 
 def drain_on_sigterm(worker: Any) -> None:
