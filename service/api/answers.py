@@ -97,6 +97,16 @@ class Answers:
 
     def move(self, request: MoveRequest) -> Answer:
         """Return the answer to a move request, and tell the listener its outcome."""
+        if request.difficulty is Difficulty.PERFECT:
+            # A request answered before is answered again without checking its position:
+            # only legal positions' answers are kept. The budget is checked all the same.
+            self._admission.budget_ms(request.budget_ms)
+            with self._lock:
+                found = self._cache.get(_move_key(request))
+            if found is not None:
+                body, outcome = found
+                self._told(outcome)
+                return Answer(body, lasting=True)
         planned = self._plan(request)
         with self._admission.slot(Asked.MOVE, planned.budget_ms, searching=planned.searches):
             answer, outcome = self._answer(planned, planned.budget_ms)
@@ -151,7 +161,7 @@ class Answers:
         lasting = position.in_table and request.deterministic
         if position.in_table and request.difficulty is Difficulty.PERFECT:
             body, outcome = self._remembered(
-                ("move", position.board, position.side_to_move),
+                _move_key(request),
                 lambda: self._serialize(position, budget_ms),
             )
         else:
@@ -191,6 +201,11 @@ class Answers:
             return body, GAME_OVER
         outcome = advice.chosen.outcome
         return body, outcome.value if outcome is not None else UNKNOWN
+
+
+def _move_key(request: MoveRequest) -> Hashable:
+    """The cache key of a perfect-play move request: its board and the player it names."""
+    return ("move", request.to_board(), request.player)
 
 
 @dataclass(frozen=True, slots=True)

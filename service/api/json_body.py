@@ -58,7 +58,8 @@ def _chunked_body_went_on(length_read: int) -> bool:
     # Werkzeug stops reading a body of undeclared length at the limit without saying so;
     # one more byte from the server's stream tells whether the body was longer. A declared
     # length, nearly every request's, was checked against the limit before reading.
-    if request.content_length is not None:
+    declared = request.environ.get("CONTENT_LENGTH")
+    if (declared and declared.isdigit()) or request.content_length is not None:
         return False
     limit = request.max_content_length
     return (
