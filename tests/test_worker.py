@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import threading
 from pathlib import Path
 
@@ -126,6 +127,21 @@ def test_requests_in_flight_in_any_thread_finish_after_sigterm(
     searching, statuses = in_background(server, path, body)
     wait_for(lambda: a_search_runs(tmp_path), "the long request's search starts")
     server.process.send_signal(signal.SIGTERM)
+    # The signal is handled at once, not when the search's compiled code returns: the
+    # worker stops taking requests while the search still runs.
+    wait_for(lambda: unserved(server.port), "a new request goes unserved after SIGTERM")
+    stopped_during_the_search = searching.is_alive()
     searching.join()
+    assert stopped_during_the_search
     assert statuses == [200]
     assert server.process.wait(timeout=30) == 0
+
+
+def unserved(port: int) -> bool:
+    """Return whether a new request gets no answer: refused, reset, or left unanswered."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as late:
+            late.sendall(b"GET /healthz HTTP/1.1\r\nHost: bestmove\r\n\r\n")
+            return late.recv(100) == b""
+    except OSError:
+        return True

@@ -13,12 +13,15 @@ take long (a search, a batch) calls the step-aside hook the worker puts in its e
 its request, then waits for its turn. So the table path costs what a sync worker's does,
 and a search never stops the worker from answering. With no thread waiting, the request
 goes on in the leader, which accepts nothing meanwhile (the other workers do), as a sync
-worker would.
+worker would. The main thread serves nothing: it is where Python runs signal handlers, so it
+stays free to run them at once.
 """
 
 from __future__ import annotations
 
 import errno
+import os
+import select
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -35,8 +38,7 @@ if TYPE_CHECKING:
 #: Accept errors that only mean another worker took the connection, or its client left.
 NOTHING_TO_ACCEPT = frozenset({errno.EAGAIN, errno.EWOULDBLOCK, errno.ECONNABORTED})
 
-#: How often a waiting thread looks whether the worker is stopping (a signal wakes only
-#: the leader's select).
+#: How often a waiting thread, and the main thread, look whether the worker is stopping.
 WAITING_POLL_SECONDS = 1.0
 
 
@@ -63,16 +65,37 @@ class HandoffWorker(SyncWorker):  # type: ignore[misc]  # gunicorn is untyped
             return app(environ, start_response)
 
         self.wsgi = with_step_aside
-        followers = [
-            threading.Thread(target=self._serve, args=(False,), name=f"bestmove-{number}")
-            for number in range(1, self.cfg.threads)
+        # The main thread serves nothing: Python runs signal handlers only there, and a
+        # search in compiled code would hold SIGTERM's (readiness failing, accepting
+        # stopping) for its whole budget. It watches for signals and the parent instead.
+        serving = [
+            threading.Thread(
+                target=self._serve, args=(number == 0,), name=f"bestmove-{number}", daemon=True
+            )
+            for number in range(self.cfg.threads)
         ]
-        for follower in followers:
-            follower.start()
-        self._serve(leading=True)
+        for thread in serving:
+            thread.start()
+        while self.alive:
+            self._watch()
+        # Told to stop: the requests in flight finish within the grace, the heartbeat going
+        # on meanwhile so the arbiter does not take a draining worker for a stuck one.
         deadline = time.monotonic() + self.cfg.graceful_timeout
-        for follower in followers:
-            follower.join(max(0.0, deadline - time.monotonic()))
+        for thread in serving:
+            while thread.is_alive() and time.monotonic() < deadline:
+                self.notify()
+                thread.join(min(WAITING_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+    def _watch(self) -> None:
+        """Wait up to a second for a signal (its handler runs here) or the parent's death."""
+        try:
+            readable, _, _ = select.select([self.PIPE[0]], [], [], WAITING_POLL_SECONDS)
+            if readable:
+                os.read(self.PIPE[0], 1)
+        except BlockingIOError:
+            pass  # the leader read the signal's byte first; the handler has run all the same
+        if not self.is_parent_alive():
+            self.alive = False
 
     def step_aside(self) -> None:
         """Hand the turn to accept to a waiting thread, if one waits; this thread finishes
