@@ -115,6 +115,16 @@ def accepted(connection: socket.socket) -> bool:
     return False
 
 
+def never_served(port: int) -> bool:
+    """Return whether a new request gets no answer: refused, reset, or left unanswered."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as late:
+            late.sendall(b"GET /healthz HTTP/1.1\r\nHost: bestmove\r\n\r\n")
+            return late.recv(100) == b""
+    except OSError:
+        return True
+
+
 def _hex_port(port: int) -> str:
     return f"{port:04X}"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from service.game.rules import FAMILY
-from tests.helpers import ServerStarter, accepted, metric, needs_proc, wait_for
+from tests.helpers import ServerStarter, accepted, metric, needs_proc, never_served, wait_for
 
 HALF_SENT_MOVE = (
     b"POST /v1/move HTTP/1.1\r\nHost: bestmove\r\nContent-Type: application/json\r\n"
@@ -77,16 +77,6 @@ def read_response(connection: socket.socket) -> tuple[int, dict[str, object]]:
     response = http.client.HTTPResponse(connection)
     response.begin()
     return response.status, json.loads(response.read())
-
-
-def never_served(port: int) -> bool:
-    """Return whether a new request gets no answer: refused, reset, or left unanswered."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as late:
-            late.sendall(b"GET /healthz HTTP/1.1\r\nHost: bestmove\r\n\r\n")
-            return late.recv(100) == b""
-    except OSError:
-        return True
 
 
 @needs_proc

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import threading
 from pathlib import Path
 
@@ -17,7 +16,13 @@ from scripts.servers import RunningServer
 from service.api.long_work import STEP_ASIDE
 from service.ops.environment import Environment
 from service.ops.server import WORKER_CLASSES, gunicorn_settings
-from tests.helpers import GOMOKU_OPENING, ServerStarter, held_until_later, wait_for
+from tests.helpers import (
+    GOMOKU_OPENING,
+    ServerStarter,
+    held_until_later,
+    never_served,
+    wait_for,
+)
 
 #: A search of 3 s in one request, and the same 3 s spread over a batch's two items.
 LONG_REQUESTS = {
@@ -129,19 +134,9 @@ def test_requests_in_flight_in_any_thread_finish_after_sigterm(
     server.process.send_signal(signal.SIGTERM)
     # The signal is handled at once, not when the search's compiled code returns: the
     # worker stops taking requests while the search still runs.
-    wait_for(lambda: unserved(server.port), "a new request goes unserved after SIGTERM")
+    wait_for(lambda: never_served(server.port), "a new request goes unserved after SIGTERM")
     stopped_during_the_search = searching.is_alive()
     searching.join()
     assert stopped_during_the_search
     assert statuses == [200]
     assert server.process.wait(timeout=30) == 0
-
-
-def unserved(port: int) -> bool:
-    """Return whether a new request gets no answer: refused, reset, or left unanswered."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1) as late:
-            late.sendall(b"GET /healthz HTTP/1.1\r\nHost: bestmove\r\n\r\n")
-            return late.recv(100) == b""
-    except OSError:
-        return True
