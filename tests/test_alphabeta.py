@@ -17,7 +17,7 @@ import pytest
 from service.game import alphabeta
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import EXACT_EMPTY_CELLS, analyse, search
+from service.game.search import EXACT_EMPTY_CELLS, Search, analyse, search
 from tests import search_reference as brute
 from tests.family_reference import Game
 
@@ -64,6 +64,24 @@ def test_a_search_finds_what_the_pure_search_finds(rules: Rules, seed: int, node
     board, mover = positions(rules, seed, 3, 14)
     pure, compiled = both_searches(board, mover, nodes)
     assert without_time(compiled) == without_time(pure)
+
+
+#: A table of so few slots that most of what a search stores replaces something.
+FEW_SLOTS = 16
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=lambda rules: rules.describe())
+@pytest.mark.parametrize("seed", range(2))
+def test_a_search_whose_table_overflows_is_still_the_pure_search(rules: Rules, seed: int) -> None:
+    """The two tables replace the same entries: the answers and analyses stay the same."""
+    board, mover = positions(rules, seed + 20, 3, 14)
+    pure = Search(board, mover, TIME, max_nodes=3000, compiled=False, table_slots=FEW_SLOTS)
+    compiled = Search(board, mover, TIME, max_nodes=3000, table_slots=FEW_SLOTS)
+    assert without_time(compiled.run()) == without_time(pure.run())
+    pure = Search(board, mover, TIME, max_nodes=3000, compiled=False, table_slots=FEW_SLOTS)
+    compiled = Search(board, mover, TIME, max_nodes=3000, table_slots=FEW_SLOTS)
+    assert compiled.rank().moves == pure.rank().moves
+    assert compiled.nodes == pure.nodes
 
 
 def endgame(rules: Rules, seed: int) -> tuple[Board, Mark]:

@@ -175,6 +175,23 @@ def test_eight_empty_cells_or_fewer_are_solved_exactly_on_bigger_boards(
     assert result.move in best_moves
 
 
+@pytest.mark.parametrize("rules", [Rules(5, 5, 4), Rules(5, 7, 3, misere=True)])
+@pytest.mark.parametrize("seed", range(3))
+def test_an_exact_search_stays_exact_when_its_table_overflows(rules: Rules, seed: int) -> None:
+    """A table of four slots forgets nearly everything: the proof only takes longer."""
+    game = game_of(rules)
+    rng = random.Random(seed + 100)
+    while True:
+        position = brute.clustered_position(game, rng, rules.cell_count - EXACT_EMPTY_CELLS)
+        if position is not None:
+            break
+    text, mover = position
+    reference_score, best_moves = game.perfect_play(text, mover)
+    result = Search(Board.from_text(text, rules), Mark(mover), TIME, table_slots=4).run()
+    assert (result.proven, result.score) == (True, reference_score)
+    assert result.move in best_moves
+
+
 # --- Misère on big boards: never lose at once when another move does not ---
 
 

@@ -45,6 +45,7 @@ from service.game import alphabeta
 from service.game.alphabeta import CANDIDATES_TRIED, CLOCK_EVERY, HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
 from service.game.rules import Rules
+from service.game.transposition import TranspositionTable, new_table, slots_for
 
 __all__ = [
     "CANDIDATES_TRIED",
@@ -335,6 +336,7 @@ class Search:
         clock: Clock = time.perf_counter,
         max_nodes: int | None = None,
         compiled: bool = True,
+        table_slots: int | None = None,
     ) -> None:
         if compiled and clock is not time.perf_counter:
             raise ValueError("the compiled search reads the monotonic clock; give it no other")
@@ -349,13 +351,15 @@ class Search:
         self.mover = 1 if mover is Mark.X else 2
         self.max_nodes = max_nodes
         self.nodes = 0
-        self.table: dict[int, tuple[int, int, int, int]] = {}
+        # Its size follows from the budget, never beyond transposition.TABLE_BYTES.
+        entries = new_table(slots_for(seconds) if table_slots is None else table_slots)
+        self.table = TranspositionTable(entries)
         self.kernel: alphabeta.Kernel | None = None
         if compiled:
             marks = np.array(self.position.cells, dtype=np.int64)
             left_ns = max(0, round((self.deadline - clock()) * 1e9))
             deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
-            self.kernel = alphabeta.kernel(geometry.arrays, marks, deadline_ns, max_nodes)
+            self.kernel = alphabeta.kernel(geometry.arrays, marks, entries, deadline_ns, max_nodes)
 
     def run(self) -> SearchResult:
         """Search until a proof or the deadline; return the move and what is known of it."""
@@ -635,7 +639,7 @@ class Search:
             if alpha >= beta:
                 break
         flag = -1 if best_value <= original_alpha else 1 if best_value >= beta else 0
-        self.table[position.hash] = (depth, best_value, flag, best_move)
+        self.table.put(position.hash, depth, best_value, flag, best_move)
         return best_value
 
     def _candidates(
