@@ -123,6 +123,11 @@ def test_only_the_declared_names_are_read_exactly_as_spelled() -> None:
     assert Environment.read({"port": "9001", "PATH": "/bin", "SEARCH_SLOT": "9"}) == Environment()
 
 
+def test_the_longest_budget_is_allowed_with_a_drain_longer_than_it() -> None:
+    environ = {"SEARCH_MAX_BUDGET_MS": "20000", "GUNICORN_GRACEFUL_TIMEOUT": "21"}
+    assert Environment.read(environ).settings().app.max_budget_ms == 20_000
+
+
 def test_the_default_budget_stays_within_a_lower_most() -> None:
     budgets = Environment.read({"SEARCH_MAX_BUDGET_MS": "100"}).settings().app
     assert (budgets.default_budget_ms, budgets.max_budget_ms) == (100, 100)
@@ -158,6 +163,16 @@ def test_the_default_budget_stays_within_a_lower_most() -> None:
         (
             {"SEARCH_MAX_BUDGET_MS": "20001"},
             "SEARCH_MAX_BUDGET_MS must be between 1 and 20000, not 20001",
+        ),
+        (
+            {"SEARCH_MAX_BUDGET_MS": "20000"},
+            "SEARCH_MAX_BUDGET_MS must be under GUNICORN_GRACEFUL_TIMEOUT (20 s), not 20000: "
+            "a search in flight at SIGTERM would be cut short",
+        ),
+        (
+            {"SEARCH_MAX_BUDGET_MS": "9000", "GUNICORN_GRACEFUL_TIMEOUT": "9"},
+            "SEARCH_MAX_BUDGET_MS must be under GUNICORN_GRACEFUL_TIMEOUT (9 s), not 9000: "
+            "a search in flight at SIGTERM would be cut short",
         ),
         ({"SEARCH_BUDGET_MS": "5001"}, "SEARCH_BUDGET_MS must be between 1 and 5000, not 5001"),
         (

@@ -34,7 +34,7 @@ from service.api.app_settings import (
 )
 
 MEBIBYTE = 1024 * 1024
-#: The most an operator may let one search take: well inside gunicorn's worker timeout.
+#: The most an operator may let one search take (and the drain after SIGTERM must be longer).
 LONGEST_BUDGET_MS = 20_000
 #: Variables the service's libraries read themselves, on import: numba and prometheus_client.
 JIT_CACHE_VARIABLE = "NUMBA_CACHE_DIR"
@@ -156,8 +156,8 @@ class Environment(BaseModel):
         alias="SEARCH_MAX_BUDGET_MS",
         ge=1,
         le=LONGEST_BUDGET_MS,
-        description="the most `budget_ms` a request may ask for (well inside "
-        "`GUNICORN_TIMEOUT`), and a batch's total",
+        description="the most `budget_ms` a request may ask for, and a batch's total; under "
+        "`GUNICORN_GRACEFUL_TIMEOUT`, so that a search in flight at SIGTERM finishes",
     )
     search_budget_ms: int | None = Field(
         default=None,
@@ -252,6 +252,21 @@ class Environment(BaseModel):
                     {"origin": repr(origin)},
                 )
         return listed or ("*",)
+
+    @field_validator("search_max_budget_ms")
+    @classmethod
+    def _within_the_drain(cls, value: int, info: ValidationInfo) -> int:
+        # The worker's heartbeat goes on while a search runs, so GUNICORN_TIMEOUT never cuts
+        # one short; the drain after SIGTERM does, if a search may outlast it.
+        drain_seconds = info.data.get("gunicorn_graceful_timeout")
+        if drain_seconds is not None and value >= drain_seconds * 1000:
+            raise PydanticCustomError(
+                "outlasts_the_drain",
+                "must be under GUNICORN_GRACEFUL_TIMEOUT ({seconds} s), not {value}: a search "
+                "in flight at SIGTERM would be cut short",
+                {"seconds": drain_seconds, "value": value},
+            )
+        return value
 
     @field_validator("search_budget_ms")
     @classmethod
