@@ -52,8 +52,9 @@ def server_pss_mb(server: RunningServer) -> float:
     return proportional_set_size_mb([server.process.pid, *server.worker_pids()])
 
 
-def grow(server: RunningServer) -> list[int]:
-    """Send the batches, then the long searches at once; return every status answered."""
+def grow(server: RunningServer) -> tuple[list[int], float]:
+    """Send the batches, then the long searches at once; return every status answered, and
+    the server's PSS between the two."""
     statuses: list[int] = []
     games = cycle(every_game())
     for _ in range(BATCHES):
@@ -65,6 +66,7 @@ def grow(server: RunningServer) -> list[int]:
         if status == 200:
             results = json.loads(answer)["results"]
             statuses.extend(200 if "move" in result else result["status"] for result in results)
+    after_batches = server_pss_mb(server)
     long_search = json.dumps(
         {"board": "." * 112 + "X" + "." * 112, "budget_ms": LONGEST_BUDGET_MS}
     ).encode()
@@ -78,7 +80,7 @@ def grow(server: RunningServer) -> list[int]:
         thread.start()
     for thread in searches:
         thread.join()
-    return statuses
+    return statuses, after_batches
 
 
 def measure() -> dict[str, float]:
@@ -92,13 +94,14 @@ def measure() -> dict[str, float]:
     try:
         time.sleep(1)  # the issue's baseline: a second after ready, not a wait for an event
         before = server_pss_mb(server)
-        statuses = grow(server)
+        statuses, after_batches = grow(server)
         after = server_pss_mb(server)
     finally:
         server.stop()
     failed = sum(status != 200 for status in statuses)
     return {
         "pss_before_mb": before,
+        "pss_after_batches_mb": after_batches,
         "pss_after_mb": after,
         "growth_mb": after - before,
         "answers": len(statuses),
