@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 
-from service.game.store import prepare_tables
+from service.ops.allocator import limit_arenas
 from service.ops.directories import WorkingDirectory
 from service.ops.environment import (
     JIT_CACHE_VARIABLE,
@@ -24,6 +24,11 @@ def main() -> None:
         environment = Environment.of_process()
     except SettingsError as error:
         sys.exit(f"bestmove: {error}")
+    # Before any thread or worker exists, NumPy's included (its BLAS starts threads on
+    # import, each with an arena of its own): only then do all of them share the few.
+    limit_arenas(environment.malloc_arena_max)
+    from service.game.store import prepare_tables  # noqa: PLC0415
+
     # numba picks its cache when the search is imported, which the server's module does
     # (its workers' hooks know the app's extensions).
     jit_cache = prepare_jit_cache(environment.numba_cache_dir)

@@ -93,6 +93,8 @@ WHERE_EACH_VARIABLE_LANDS: list[tuple[str, str, Outcome, object]] = [
     ),
     # Read by numba itself: declared so that the image sets nothing undeclared.
     ("NUMBA_CPU_NAME", "generic", lambda environment: environment.numba_cpu_name, "generic"),
+    # Applied by python -m service as it starts (tests/test_allocator.py).
+    ("MALLOC_ARENA_MAX", "4", lambda environment: environment.malloc_arena_max, 4),
     ("XDG_CACHE_HOME", "/srv/cache", tables_dir, Path("/srv/cache/bestmove/tables")),
 ]
 

@@ -231,6 +231,16 @@ class Environment(BaseModel):
         "host's own model, so that the cache it prepared at build serves any x86-64 machine",
         json_schema_extra={"shown_default": "this machine's processor", "allowed": "a name"},
     )
+    malloc_arena_max: int = Field(
+        default=2,
+        alias="MALLOC_ARENA_MAX",
+        ge=1,
+        description="glibc's own variable: how many memory pools (arenas) the threads of a "
+        "process share; `python -m service` applies it as it starts (a C library other than "
+        "glibc ignores it). glibc's default, 8 a core, lets each thread keep the memory it "
+        "freed: three large batches and four long searches left the server 59 MB bigger for "
+        "good, 40 MB with 2",
+    )
     xdg_cache_home: Path | None = Field(
         default=None,
         alias="XDG_CACHE_HOME",

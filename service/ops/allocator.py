@@ -1,0 +1,22 @@
+"""The C allocator's arenas: how many pools of memory the threads of a process share."""
+
+from __future__ import annotations
+
+import ctypes
+
+#: mallopt's parameter for the most arenas (glibc's malloc.h).
+M_ARENA_MAX = -8
+
+
+def limit_arenas(most: int) -> bool:
+    """Let the threads of this process, and of those it forks, share at most `most` of
+    glibc's malloc arenas; return whether the C library took it (only glibc does)."""
+    # glibc gives each new thread an arena of its own, up to 8 a core, and a thread's freed
+    # memory stays in its arena for it: the searching and serving threads of a worker each
+    # kept their peak. glibc reads MALLOC_ARENA_MAX only as a process starts; this sets it
+    # for everything after.
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False  # no mallopt (macOS): nothing to limit
+    return bool(mallopt(M_ARENA_MAX, most) == 1)
