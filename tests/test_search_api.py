@@ -368,11 +368,30 @@ def test_a_batchs_searches_share_one_deadline(monkeypatch: pytest.MonkeyPatch) -
     budgets.spend(50)
     assert budgets.spent_ms == 150
     budgets.start()
-    assert budgets.left_for(50) == 50  # time enough
+    assert budgets.left_for(100) == 100  # time enough
     now[0] += 0.12
     assert budgets.left_for(50) == 30  # what is left of the 150 ms
     now[0] += 0.2
     assert budgets.left_for(50) == 1  # past the deadline: the shortest search, which still moves
+
+
+def test_a_batchs_deadline_counts_its_checking_and_keeps_each_later_search_a_millisecond(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr("service.api.admission.time.monotonic", lambda: now[0])
+    budgets = BatchBudget(5000)
+    for _ in range(4):
+        budgets.spend(10)
+    now[0] += 0.0155  # checking the items took 15.5 of the 40 ms
+    budgets.start()
+    assert budgets.left_for(10) == 10  # 24.5 ms left, 3 kept for the three searches after it
+    now[0] += 0.015
+    assert budgets.left_for(10) == 7  # 9.5 ms left, 2 kept
+    now[0] += 0.005
+    assert budgets.left_for(10) == 3  # 4.5 ms left, 1 kept
+    now[0] += 0.003
+    assert budgets.left_for(10) == 1  # the last: what is left, the shortest search
 
 
 def test_thread_slots_say_when_the_soonest_search_ends(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -171,12 +171,15 @@ def busy(free_in: float) -> Busy:
 
 class BatchBudget:
     """What a batch's searches may take together: at most the maximum budget of one search,
-    and, once the batch is answered, one deadline they all share."""
+    and one deadline they all share, counted from when the batch's checking began."""
 
     def __init__(self, total_ms: int) -> None:
         self._total_ms = total_ms
         self._spent_ms = 0
+        # Checking a thousand items takes a tenth of a second: it counts against the budgets.
+        self._begun = time.monotonic()
         self._deadline = 0.0
+        self._searches_left = 0
 
     @property
     def spent_ms(self) -> int:
@@ -184,13 +187,18 @@ class BatchBudget:
         return self._spent_ms
 
     def start(self) -> None:
-        """Start the batch's clock: its searches end within what they take together."""
-        self._deadline = time.monotonic() + self._spent_ms / 1000
+        """Fix the batch's deadline: its searches end within what they take together, from
+        when its checking began."""
+        self._deadline = self._begun + self._spent_ms / 1000
 
     def left_for(self, budget_ms: int) -> int:
-        """Return an item's budget, cut to what is left before the batch's deadline (at
-        least 1 ms: a search always answers a move)."""
-        left_ms = int((self._deadline - time.monotonic()) * 1000)
+        """Return the next search's budget: what it asked for, cut to what is left before the
+        deadline less a millisecond for each search after it (at least 1 ms: a search always
+        answers a move)."""
+        # The searches after this one are kept their shortest search, so that the batch's
+        # last items do not each take a millisecond past the deadline.
+        self._searches_left = max(0, self._searches_left - 1)
+        left_ms = int((self._deadline - time.monotonic()) * 1000) - self._searches_left
         return max(1, min(budget_ms, left_ms))
 
     def spend(self, budget_ms: int) -> None:
@@ -208,3 +216,4 @@ class BatchBudget:
                 errors=[{"loc": ["budget_ms"], "msg": detail}],
             )
         self._spent_ms += budget_ms
+        self._searches_left += 1

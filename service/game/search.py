@@ -168,6 +168,8 @@ class Geometry:
         # A mark in a window worth 8 times one fewer: fuller windows dominate. (One weight
         # more than marks fit, for the promise of a window a move has just completed.)
         self.weights = [0] + [8 ** (count - 1) for count in range(1, rules.k + 2)]
+        #: What each cell's windows promise on the empty board (`SearchBoard.promise`).
+        self.empty_promise = [self.weights[1] * 2 * len(windows) for windows in self.windows_of]
         rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
         self.keys = [[rng.getrandbits(64) for _ in range(3)] for _ in range(self.cells)]
         self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2
@@ -235,10 +237,7 @@ class SearchBoard:
         every = set(range(len(geometry.windows))) if geometry.rules.k == 1 else set()
         self.fours: list[set[int]] = [set(), set(every), set(every)]
         #: For each cell, what its windows promise either side: how likely a move there matters.
-        self.promise: list[int] = [
-            sum(geometry.weights[1] * 2 for _ in geometry.windows_of[cell])
-            for cell in range(geometry.cells)
-        ]
+        self.promise: list[int] = list(geometry.empty_promise)
         for cell, mark in enumerate(board.cells):
             if mark is not None:
                 self.play(cell, 1 if mark is Mark.X else 2)

@@ -45,6 +45,9 @@ FEWEST_SLOTS = 2**12
 #: one needs.
 SLOTS_PER_SECOND = 2**19
 
+#: From this size a table has a memory mapping of its own (`new_table`).
+MAPPED_FROM_BYTES = 1024 * 1024
+
 Table = npt.NDArray[np.void]
 
 
@@ -61,14 +64,20 @@ def slots_for(seconds: float) -> int:
 
 
 def new_table(slots: int) -> Table:
-    """Return an empty table of `slots` entries (a power of two), in memory of its own."""
+    """Return an empty table of `slots` entries (a power of two); a large one in memory of
+    its own."""
     if slots < 1 or slots & (slots - 1):
         raise ValueError(f"a table has a power of two of slots, not {slots}")
-    # An anonymous mapping, not the allocator's heap: its pages are zero until written, and
-    # they go back to the system when the table goes. From the heap (malloc keeps what a
-    # thread freed for that thread's next allocation), four searches at once left a worker
-    # 98 MB bigger for good.
-    return np.frombuffer(mmap.mmap(-1, slots * ENTRY.itemsize), dtype=ENTRY)
+    size = slots * ENTRY.itemsize
+    if size < MAPPED_FROM_BYTES:
+        # From the allocator's heap, which hands the same memory to the next search: a
+        # short search's table costs microseconds, not a page fault a page.
+        return np.zeros(slots, dtype=ENTRY)
+    # An anonymous mapping, not the heap: its pages are zero until written, and they go
+    # back to the system when the table goes. From the heap (malloc keeps what a thread
+    # freed for that thread's next allocation), four searches at once left a worker 98 MB
+    # bigger for good.
+    return np.frombuffer(mmap.mmap(-1, size), dtype=ENTRY)
 
 
 class TranspositionTable:
