@@ -271,6 +271,20 @@ def test_a_body_at_the_limit_is_read(client: FlaskClient) -> None:
     assert response.status_code == 200
 
 
+def test_a_body_shorter_than_its_declared_length_is_a_400(client: FlaskClient) -> None:
+    """A client that declares more than it sends and stops: a valid JSON prefix is not read
+    as the whole request."""
+    sent = b'{"board": "X........"}'
+    response = client.post(
+        "/v1/move",
+        data=sent,
+        content_type="application/json",
+        environ_overrides={"CONTENT_LENGTH": "100"},
+    )
+    body = assert_problem(response, 400, "malformed_json")
+    assert f"after {len(sent)} of the 100 bytes" in body["detail"]
+
+
 def test_the_limit_can_be_lowered(make_service: ServiceFactory) -> None:
     client = make_service(Settings(app=AppSettings(max_body_bytes=64))).test_client()
     response = client.post("/v1/move", json={"board": "X........", "player": None, "x": "y" * 40})

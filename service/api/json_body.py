@@ -24,10 +24,7 @@ def read_json_body() -> Any:
             "unsupported_media_type",
             f"the body must be JSON sent with Content-Type: application/json, not {sent}",
         )
-    # Raises 413 before reading anything when the declared length is over the limit.
-    raw = request.get_data(cache=False)
-    if _chunked_body_went_on(len(raw)):
-        raise RequestEntityTooLarge()
+    raw = _body_bytes()
     if not raw.strip():
         raise Problem(400, "malformed_json", "the body is empty; it must be a JSON object")
     try:
@@ -52,6 +49,33 @@ def read_json_body() -> Any:
         raise Problem(
             400, "malformed_json", "the body holds a number with too many digits"
         ) from None
+
+
+def _body_bytes() -> bytes:
+    """Return the request's body; raise 413 if it is over the limit, before reading it when
+    its length is declared."""
+    environ = request.environ
+    declared = environ.get("CONTENT_LENGTH")
+    if not (declared and declared.isdigit()):
+        raw = request.get_data(cache=False)
+        if _chunked_body_went_on(len(raw)):
+            raise RequestEntityTooLarge()
+        return raw
+    # Nearly every request declares its length: the server's stream is read for exactly
+    # that, without werkzeug's stream wrappers, a sixth of the app's own time on a table
+    # answer.
+    length = int(declared)
+    limit = request.max_content_length
+    if limit is not None and length > limit:
+        raise RequestEntityTooLarge()
+    raw = environ["wsgi.input"].read(length) if length else b""
+    if len(raw) < length:
+        raise Problem(
+            400,
+            "malformed_json",
+            f"the body ended after {len(raw)} of the {length} bytes its Content-Length declares",
+        )
+    return bytes(raw)
 
 
 def _chunked_body_went_on(length_read: int) -> bool:
