@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.game.search import EXACT_EMPTY_CELLS, Method, Search, search
+from service.game.search import EXACT_EMPTY_CELLS, Method, Search, analyse, search
 from tests import search_reference as brute
 from tests.family_reference import Game, other
 from tests.strategies import family_positions
@@ -208,6 +208,54 @@ def test_under_misere_no_move_completes_its_own_line_needlessly(seed: int) -> No
     result = search(Board.from_text(text, rules), Mark(mover), TIME, max_nodes=NODES)
     if len(losing) < len(free):
         assert result.move not in losing
+
+
+#: The issue's position: 15x15, three in a row, misère, X to move. X has more than 16 cells
+#: that complete its own line, the 16 of highest promise were all of them, and the search
+#: played one (cell 94) with 13 cells safe.
+CROWDED_MISERE = (
+    "O.OOXXOXXOX..XXXX.XX.OOXXOO.OO.OO.OOXX.OO..OOO.XX.OO.XX.XX..XXOOXX...OOXOO.OO.OO..XX.OO"
+    ".XXX.XX.XX.XX....XXOO.OOXXOO.XXOOOOXOO....XXOOXX.....XXO.OOXXOOX.XXO.OO.XXOO.XOXX.XX.XXOO"
+    ".XXO.OO.OOXOXX...XXX.XX..OO.OO.OO.XOXOOXX.XXOO.OO"
+)
+
+
+def crowded_misere_position(seed: int) -> tuple[str, str]:
+    """Return a 15x15 misère (three in a row) position reached by random play that never
+    completes a line while it can help it, stopped once the mover has more than 16 cells that
+    would complete its own line (the candidates a heuristic node keeps) and a safe cell."""
+    game = game_of(Rules(15, 15, 3, misere=True))
+    rng = random.Random(seed)
+    text, mover = "." * 225, "X"
+    while True:
+        free = brute.empties(text)
+        losing = {cell for cell in free if brute.completes(game, text, cell, mover)}
+        if 16 < len(losing) < len(free):
+            return text, mover
+        safe = [cell for cell in free if cell not in losing]
+        if not safe:
+            text, mover = "." * 225, "X"  # a dead end: start again
+            continue
+        text, mover = brute.placed(text, rng.choice(safe), mover), other(mover)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("nodes", [40, 3000])
+def test_under_misere_a_crowd_of_losing_cells_never_crowds_out_the_safe_ones(
+    seed: int, nodes: int
+) -> None:
+    rules = Rules(15, 15, 3, misere=True)
+    text, mover = (CROWDED_MISERE, "X") if seed == 0 else crowded_misere_position(seed)
+    game = game_of(rules)
+    free = brute.empties(text)
+    losing = {cell for cell in free if brute.completes(game, text, cell, mover)}
+    assert len(losing) > 16
+    board = Board.from_text(text, rules)
+    for compiled in (True, False):
+        result = search(board, Mark(mover), TIME, max_nodes=nodes, compiled=compiled)
+        assert result.move not in losing
+        ranked = analyse(board, Mark(mover), TIME, max_nodes=nodes, compiled=compiled)
+        assert ranked.moves[0].move not in losing
 
 
 # --- The budget ---

@@ -273,9 +273,12 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
             threats = _completing(geometry, state, 3 - player)
             if threats.shape[0] > 0:
                 return threats  # any other move lets the opponent complete a line next
+    # 1: a candidate; 0: not. The near cells, or the centre (the first empty cell) if none.
+    chosen = np.zeros(size, dtype=np.int64)
     count = 0
     for cell in range(size):
         if cells[cell] == 0 and (exact or near_marks[cell] > 0):
+            chosen[cell] = 1
             count += 1
     if count == 0:
         first = centre
@@ -284,12 +287,17 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
                 if cells[cell] == 0:
                     first = cell
                     break
-        return np.array([first], dtype=np.int64)
+        chosen[first] = 1
+        count = 1
+    if misere:
+        # As the pure search: no cell that completes the mover's own line while another
+        # candidate, or failing that another empty cell, does not.
+        count = _without_losing(cells, chosen, count, _completing(geometry, state, player))
     moves = np.empty(count, dtype=np.int64)
     keys = np.empty(count, dtype=np.int64)
     at = 0
     for cell in range(size):
-        if cells[cell] == 0 and (exact or near_marks[cell] > 0):
+        if chosen[cell] == 1:
             moves[at] = cell
             keys[at] = -promise[cell] * size + cell  # by (-promise, cell), as the pure sort
             at += 1
@@ -304,6 +312,34 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
                 ordered[0] = hint
                 break
     return ordered
+
+
+@njit(cache=True, nogil=True)
+def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-def]
+    """Take the losing cells out of the chosen ones, unless that leaves none: then every
+    other empty cell, unless there is none; return how many are chosen."""
+    if losing.shape[0] == 0:
+        return count
+    kept = count
+    for at in range(losing.shape[0]):
+        if chosen[losing[at]] == 1:
+            kept -= 1
+    if kept > 0:
+        for at in range(losing.shape[0]):
+            chosen[losing[at]] = 0
+        return kept
+    safe = 0
+    for cell in range(cells.shape[0]):
+        if cells[cell] == 0:
+            safe += 1
+    safe -= losing.shape[0]
+    if safe == 0:
+        return count  # every move completes the mover's line: it loses whatever it plays
+    for cell in range(cells.shape[0]):
+        chosen[cell] = 1 if cells[cell] == 0 else 0
+    for at in range(losing.shape[0]):
+        chosen[losing[at]] = 0
+    return safe
 
 
 @njit(cache=True, nogil=True)

@@ -664,6 +664,17 @@ class Search:
                 if position.cells[position.geometry.centre] == 0
                 else empty[0]
             ]
+        if self.misere:
+            # Completing one's own line loses at once: never a candidate while another move
+            # is not, even far from the marks. Such cells hold the most promise, so the cut
+            # below would otherwise keep only them.
+            losing = set(position.completing(player))
+            if losing:
+                moves = (
+                    [cell for cell in moves if cell not in losing]
+                    or [cell for cell in empty if cell not in losing]
+                    or moves
+                )
         moves = sorted(moves, key=lambda cell: (-self._promise(cell), cell))
         if not exact:
             moves = moves[:CANDIDATES_TRIED]
