@@ -31,6 +31,10 @@ CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False}
 #: 15x15, five in a row, one X in the centre: a position only a search answers.
 GOMOKU_OPENING = "." * 112 + "X" + "." * 112
 
+#: 6x7, five in a row, X to move: the shortest run of fours wins in seven plies, but 18,
+#: which is no four, wins in five (tests/search_reference.py checks both).
+FOURS_IN_SEVEN = "..X....OOOX...XXO....OOXXXO.OXXO..OX..OXXO"
+
 #: The browser the page and the TypeScript client are driven in.
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 #: Chromium in a closed network: no background calls home, nothing that needs a display.

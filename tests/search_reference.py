@@ -65,9 +65,11 @@ def move_wins_within(game: Game, text: str, mover: str, move: int, plies: int) -
         if completes(game, after, reply, other(mover)):
             return False
         answered = placed(after, reply, other(mover))
-        if not any(
-            move_wins_within(game, answered, mover, cell, plies - 2) for cell in empties(answered)
-        ):
+        cells = empties(answered)
+        # A win at once first: the same answer, without searching deep past a cell that ends it.
+        if any(completes(game, answered, cell, mover) for cell in cells):
+            continue
+        if not any(move_wins_within(game, answered, mover, cell, plies - 2) for cell in cells):
             return False
     return True
 

@@ -132,12 +132,74 @@ def test_every_proven_claim_agrees_with_the_tables(
     if not result.proven:
         assert result.score is None
         return
-    assert result.score is not None
-    if result.method is Method.THREATS:
-        # A win of at most that many plies: the fastest may be faster, never slower.
-        assert table[result.move] >= result.score > 0
-    else:
-        assert result.score == best == table[result.move]
+    if result.wins_within is not None:
+        # A run of fours of seven plies or more: the move wins that fast or faster, and
+        # another move may win faster still, so no score is claimed.
+        assert (result.score, result.method) == (None, Method.THREATS)
+        assert table[result.move] >= board.rules.max_score - result.wins_within > 0
+        return
+    assert result.score == best == table[result.move]
+
+
+@given(position=family_positions(unfinished=True), budget=st.sampled_from([200, 3000]))
+@settings(max_examples=300)
+def test_every_proven_claim_of_an_analysis_agrees_with_the_tables(
+    engine: Engine, position: tuple[Board, Mark], budget: int
+) -> None:
+    """A ranked move's score is its exact value; the position's is the best move's."""
+    board, mover = position
+    ranked = analyse(board, mover, TIME, max_nodes=budget)
+    table = engine.move_scores(board, mover)
+    max_score, best = board.rules.max_score, max(table.values())
+    for estimate in ranked.moves:
+        if estimate.wins_within is not None:
+            assert (estimate.proven, estimate.score) == (True, None)
+            assert table[estimate.move] >= max_score - estimate.wins_within > 0
+        elif estimate.proven:
+            assert estimate.score == table[estimate.move]
+        else:
+            assert estimate.score is None
+    if ranked.score is not None:
+        assert ranked.score == best == table[ranked.moves[0].move]
+    if ranked.wins_within is not None:
+        assert ranked.score is None
+        assert table[ranked.moves[0].move] >= max_score - ranked.wins_within > 0
+
+
+def test_with_few_empty_cells_a_run_of_fours_gives_way_to_the_exact_value(
+    engine: Engine,
+) -> None:
+    """4x4, four in a row, O to move: the shortest run of fours takes seven plies, and the
+    tables' fastest win five, which the exact search finds (8 empty cells)."""
+    board = Board.from_text("O...X.OXXO...X.O", Rules(4, 4, 4))
+    table = engine.move_scores(board, Mark.O)
+    fastest = board.rules.max_score - 5
+    assert max(table.values()) == fastest
+    run_of_fours = Search(board, Mark.O, TIME)._threat_line()
+    assert run_of_fours is not None
+    assert run_of_fours[1] == 7
+    result = search(board, Mark.O, TIME)
+    assert (result.proven, result.score, result.wins_within) == (True, fastest, None)
+    assert (result.method, result.optimal, table[result.move]) == (Method.EXACT, True, fastest)
+    ranked = analyse(board, Mark.O, TIME)
+    assert (ranked.score, ranked.wins_within) == (fastest, None)
+
+
+@given(position=family_positions(unfinished=True))
+@settings(max_examples=200)
+def test_a_search_and_an_analysis_prove_the_same(position: tuple[Board, Mark]) -> None:
+    """Given the time they need, what the one proves the other proves, and the analysis
+    ranks the move a search proves to win."""
+    board, mover = position
+    result = search(board, mover, TIME)
+    ranked = analyse(board, mover, TIME)
+    assert (ranked.proven, ranked.score, ranked.wins_within) == (
+        result.proven,
+        result.score,
+        result.wins_within,
+    )
+    if result.proven and (result.score is None or result.score > 0):
+        assert {estimate.move: estimate.proven for estimate in ranked.moves}[result.move]
 
 
 @given(position=family_positions(unfinished=True))
@@ -346,3 +408,33 @@ def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(node_lim
     before = (list(found.position.cells), found.position.hash, found.position.value)
     assert found._threat_line() is None
     assert (list(found.position.cells), found.position.hash, found.position.value) == before
+
+
+def _snapshot(found: Search) -> list[object]:
+    """Return everything a search plays its moves on: its position, and its compiled state."""
+    state = [] if found.kernel is None else [array.tolist() for array in found.kernel.state]
+    position = found.position
+    return [list(position.cells), position.hash, position.value, list(position.promise), *state]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+@pytest.mark.parametrize("node_limit", [3, 40, 300, 1500, 6000])
+@pytest.mark.parametrize("rank", [False, True], ids=["search", "analysis"])
+def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
+    compiled: bool, node_limit: int, rank: bool
+) -> None:
+    """Cut by its node limit in the threat search, the exact search or the heuristic one,
+    a search or an analysis hands back the board it was given."""
+    boards = [
+        Board.from_text(MANY_FOURS, Rules(9, 9, 5)),
+        patterned_endgame(Rules(15, 15, 5), 1),
+        patterned_endgame(Rules(15, 15, 3, misere=True), 2),
+    ]
+    for board in boards:
+        found = Search(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
+        before = _snapshot(found)
+        if rank:
+            found.rank()
+        else:
+            found.run()
+        assert _snapshot(found) == before

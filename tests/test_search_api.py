@@ -19,7 +19,7 @@ from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS
 from tests import search_reference as brute
 from tests.family_reference import Game, move_results
-from tests.helpers import GOMOKU_OPENING, post_move
+from tests.helpers import FOURS_IN_SEVEN, GOMOKU_OPENING, post_move
 
 #: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
 OPEN_FOUR = "...............XXXX...OOO................O......."
@@ -154,10 +154,13 @@ def test_every_proven_claim_of_an_analysis_is_true(client: FlaskClient) -> None:
                 assert -1 < ranked["evaluation"] < 1
                 continue
             after = brute.placed(text, ranked["move"], mover)
-            if ranked["score"] > 0:  # a win at once, or a threat win within its plies
+            if ranked["score"] > 0:  # a win at once, or a threat win: exactly that fast
                 plies = 37 - ranked["score"]
                 assert plies == ranked["plies_to_end"]
                 assert brute.move_wins_within(game, text, mover, ranked["move"], plies)
+                assert plies < 3 or not brute.move_wins_within(
+                    game, text, mover, ranked["move"], plies - 2
+                )
                 wins += 1
             elif ranked["score"] == -35:  # the opponent completes a line next
                 assert brute.wins_at_once(game, after, "O" if mover == "X" else "X")
@@ -167,6 +170,42 @@ def test_every_proven_claim_of_an_analysis_is_true(client: FlaskClient) -> None:
         checked += 1
     assert wins > 0, "the positions checked hold proven wins"
     assert losses > 0, "the positions checked hold proven losses"
+
+
+def test_a_run_of_fours_longer_than_five_plies_is_a_bound_not_a_score(
+    client: FlaskClient,
+) -> None:
+    """The win is proven and its bound named; the fastest win is not claimed, since brute
+    force finds one faster than the run; the run's first move is ranked at its exact value."""
+    game, text = Game(6, 7, 5), FOURS_IN_SEVEN
+    body = {"board": text, "player": "X", "rules": {"rows": 6, "cols": 7}, "budget_ms": 2000}
+    assert brute.move_wins_within(game, text, "X", 18, 5)
+    answer = post_move(client, body)
+    assert brute.move_wins_within(game, text, "X", answer["move"], 7)
+    assert (answer["search"]["method"], answer["search"]["proven"]) == ("threats", True)
+    assert answer["search"]["wins_within_plies"] == 7
+    unknown = (answer["score"], answer["outcome"], answer["plies_to_end"], answer["optimal"])
+    assert unknown == (None, None, None, None)
+    analysis = post_move(client, body, "/v1/analysis")
+    assert (analysis["score"], analysis["outcome"], analysis["plies_to_end"]) == (None,) * 3
+    assert (analysis["search"]["proven"], analysis["search"]["wins_within_plies"]) == (True, 7)
+    ranked = {move["move"]: move for move in analysis["moves"]}[answer["move"]]
+    assert (ranked["score"], ranked["plies_to_end"], ranked["wins_within_plies"]) == (36, 7, None)
+    assert not brute.move_wins_within(game, text, "X", answer["move"], 5)
+
+
+#: 15x15, five in a row, X to move: O has an open four (cells 110 and 115 complete it).
+OPEN_FOUR_OF_O = "." * 96 + "X.X.X.X" + "." * 8 + "OOOO" + "." * 110
+
+
+def test_a_move_and_an_analysis_prove_the_same_loss(client: FlaskClient) -> None:
+    body = {"board": OPEN_FOUR_OF_O, "player": "X"}
+    answer = post_move(client, body)
+    analysis = post_move(client, body, "/v1/analysis")
+    for proved in (answer, analysis):
+        assert (proved["score"], proved["outcome"], proved["plies_to_end"]) == (-224, "loss", 2)
+        assert (proved["search"]["method"], proved["search"]["proven"]) == ("rules", True)
+    assert all(move["score"] == -224 for move in analysis["moves"])
 
 
 def test_a_level_that_plays_at_random_does_not_search(search_app: SearchApp) -> None:

@@ -17,6 +17,7 @@ from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from service.ops.composition import create_service
 from service.ops.environment import Settings
+from tests.helpers import FOURS_IN_SEVEN
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
@@ -358,6 +359,24 @@ def test_a_proven_move_and_a_tables_move_say_so(page: Page) -> None:
     expect(page.page.locator("#engine")).to_have_text("Exact: from the game's solved table.")
     start_game(page, mark="O", first="computer", difficulty="medium", game="rows=7&cols=7")
     expect(page.page.locator("#engine")).to_have_text("Chosen without a search (medium).")
+
+
+def test_a_proven_search_says_what_it_proved(page: Page, served: tuple[str, Flask]) -> None:
+    """A win whose length only a run of fours bounds is shown as a bound, not a count."""
+    _, app = served
+    body = {"board": FOURS_IN_SEVEN, "player": "X", "rules": {"rows": 6, "cols": 7}}
+    proven = app.test_client().post("/v1/move", json=body).get_data(as_text=True)
+    page.page.goto(page.base_url + "/?rows=6&cols=7&difficulty=perfect")
+    page.wait_for_turn_or_end()
+    # The service's own answer for that position, whatever the page asked.
+    page.page.route(
+        "**/v1/move",
+        lambda route: route.fulfill(status=200, content_type="application/json", body=proven),
+    )
+    page.page.click(".cell[data-cell='0']")
+    expect(page.page.locator("#engine")).to_have_text(
+        "Proven (threats): the computer wins within 7 plies."
+    )
 
 
 def test_the_page_shows_the_computer_thinking(page: Page) -> None:

@@ -212,25 +212,28 @@ class SearchResponse(BaseModel):
     nodes: int
     time_ms: float
     budget_ms: int
+    #: A proven win whose exact length is not known (score, outcome and plies_to_end are
+    #: then null): it takes at most this many plies.
+    wins_within_plies: int | None
 
     @classmethod
     def from_search(
         cls,
         found: SearchResult | SearchAnalysis,
         *,
-        proven: bool,
         evaluation: float,
         budget_ms: int,
     ) -> SearchResponse:
         """Serialize what a search reports."""
         return cls(
             method=found.method,
-            proven=proven,
+            proven=found.proven,
             evaluation=evaluation,
             depth=found.depth,
             nodes=found.nodes,
             time_ms=round(found.seconds * 1000, 1),
             budget_ms=budget_ms,
+            wins_within_plies=found.wins_within,
         )
 
 
@@ -279,7 +282,7 @@ class MoveResponse(BaseModel):
             optimal=advice.optimal,
             rules=RulesResponse.model_validate(advice.board.rules),
             search=SearchResponse.from_search(
-                found, proven=found.proven, evaluation=found.evaluation, budget_ms=budget_ms
+                found, evaluation=found.evaluation, budget_ms=budget_ms
             )
             if found
             else None,
@@ -306,6 +309,9 @@ class RankedMoveResponse(BaseModel):
     line: tuple[int, ...]
     #: Only beyond the tables: the search's estimate for this move, from -1 to 1.
     evaluation: float | None = None
+    #: Only beyond the tables: a proven win whose exact length is not known (score,
+    #: outcome and plies_to_end are then null) takes at most this many plies.
+    wins_within_plies: int | None = None
 
     @classmethod
     def from_ranked(cls, ranked: RankedMove) -> RankedMoveResponse:
@@ -343,7 +349,6 @@ class AnalysisResponse(BaseModel):
             rules=RulesResponse.model_validate(analysis.rules),
             search=SearchResponse.from_search(
                 found,
-                proven=evaluation.score is not None,
                 evaluation=top.evaluation if top.evaluation is not None else 0.0,
                 budget_ms=budget_ms,
             )
@@ -356,7 +361,7 @@ class AnalysisResponse(BaseModel):
         if searched_game:
             return self.model_dump_json().encode()
         return self.model_dump_json(
-            exclude={"search": True, "moves": {"__all__": {"evaluation"}}}
+            exclude={"search": True, "moves": {"__all__": {"evaluation", "wins_within_plies"}}}
         ).encode()
 
 

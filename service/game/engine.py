@@ -100,6 +100,9 @@ class RankedMove(MoveValue):
     line: tuple[int, ...]
     #: Beyond the tables: the search's estimate from -1 to 1; None for a table's answer.
     evaluation: float | None = None
+    #: Beyond the tables: a proven win whose exact length is not known takes at most this
+    #: many plies (its score is then None).
+    wins_within_plies: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,15 +357,10 @@ class Engine:
         found = analyse(board, position.side_to_move, budget_seconds)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
         ranked = tuple(_ranked_estimate(board, estimate) for estimate in found.moves)
-        top = found.moves[0]
-        every_move_proven = len(found.moves) == empty and all(m.proven for m in found.moves)
-        # The best move's proven score is the position's when it is a win (nothing can do
-        # better than the best move found, and a win is the best there is) or when every
-        # move is proven.
-        known = (
-            top.score if top.score is not None and (top.score > 0 or every_move_proven) else None
+        known = found.score
+        evaluation = Evaluation(
+            known, (found.moves[0].move,), plies_if_known(known, empty, max_score)
         )
-        evaluation = Evaluation(known, (top.move,), plies_if_known(known, empty, max_score))
         return Analysis(
             position.side_to_move,
             position.status,
@@ -425,4 +423,5 @@ def _ranked_estimate(board: Board, estimate: MoveEstimate) -> RankedMove:
         plies_to_end=plies_if_known(estimate.score, empty, board.rules.max_score),
         line=estimate.line,
         evaluation=estimate.evaluation,
+        wins_within_plies=estimate.wins_within,
     )

@@ -9,8 +9,12 @@ reply the opponent has:
 - the threat search (normal rules): a run of moves each of which leaves the opponent one
   cell to stop an immediate win (a "four"), ending in two such cells, or a win. The
   opponent's only replies are the forced ones, since any other loses at once. It tries
-  shorter runs first; the win it reports lasts at most the plies it gives (a shorter one,
-  not made of fours, may exist);
+  shorter runs first, so the run it finds is the shortest made of fours. That is the
+  fastest win there is only up to five plies (a win in one is the rules', and every win in
+  three leaves two cells to stop: a run of one four); a run of seven or more is a bound,
+  since a win not made of fours (a double three) may be faster. The run's first move is
+  worth exactly its run up to seven plies (after the forced block, what is left is a run of
+  five at most); beyond that, only "a win within p plies" is known (`wins_within`);
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
@@ -71,6 +75,12 @@ CANDIDATE_DISTANCE = 2
 #: How many moves of its own the threat search plays at most.
 THREAT_SEARCH_MOVES = 8
 
+#: The longest run of fours that is the position's fastest win (see the module's docstring).
+EXACT_RUN_PLIES = 5
+
+#: The longest run of fours whose first move is worth exactly that run.
+EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
+
 Clock = Callable[[], float]
 _Found = TypeVar("_Found")
 
@@ -89,7 +99,8 @@ class SearchResult:
     """The move a search chose and what it knows of it, from the mover's side."""
 
     move: int
-    #: Whether the outcome is certain; then `score` holds it, in the tables' convention.
+    #: Whether the outcome is certain: then `score` holds the position's value under perfect
+    #: play, in the tables' convention, or `wins_within` a bound on a proven win's length.
     proven: bool
     score: int | None
     #: The search's estimate, from -1 (lost) to 1 (won); exactly -1, 0 or 1 when proven.
@@ -99,18 +110,18 @@ class SearchResult:
     depth: int
     nodes: int
     seconds: float
+    #: A proven win whose length is not known exactly: it takes at most this many plies.
+    wins_within: int | None = None
 
     @property
     def optimal(self) -> bool:
         """Return whether no other move is proven better: the move is among the best.
 
-        True for what the rules decide (a win at once; or a loss in two, which every move
-        is), for an exact result, and for a threat win in three plies (no win in one exists,
-        or the rules would have found it).
+        True whenever the score is known, since it is the position's value: for what the
+        rules decide (a win at once; or a loss in two, which every move is), for an exact
+        result, and for a threat win of at most EXACT_RUN_PLIES plies.
         """
-        if not self.proven:
-            return False
-        return self.method in (Method.RULES, Method.EXACT) or self.depth == 1
+        return self.proven and self.score is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +129,14 @@ class MoveEstimate:
     """One move of an analysis: what the search knows of it, from its mover's side."""
 
     move: int
+    #: Whether the move's outcome is certain: then `score` holds its exact value, or
+    #: `wins_within` a bound on a proven win's length.
     proven: bool
     score: int | None
     evaluation: float
     #: The move and the replies the search expects after it, as far as it looked.
     line: tuple[int, ...]
+    wins_within: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +149,15 @@ class SearchAnalysis:
     depth: int
     nodes: int
     seconds: float
+    #: The position's value under perfect play, in the tables' convention, when proven.
+    score: int | None = None
+    #: A proven win whose length is not known exactly: it takes at most this many plies.
+    wins_within: int | None = None
+
+    @property
+    def proven(self) -> bool:
+        """Return whether the position's outcome is certain."""
+        return self.score is not None or self.wins_within is not None
 
 
 class OutOfTime(Exception):
@@ -366,27 +389,32 @@ class Search:
         legal = position.empty_cells()
         if not legal:
             raise ValueError("the board is full: there is no move to search")
+        threat = None
         if not self.misere:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
             threat = self._threat_win()
-            if threat is not None:
+            if threat is not None and threat.score is not None:
                 return threat
         if position.empty <= EXACT_EMPTY_CELLS:
             try:
                 value, move = self._negamax_root(position.empty, exact=True)
                 return self._result(move, value, Method.EXACT, position.empty, proven=True)
             except OutOfTime:
-                pass  # fall back on the heuristic search, with what time is left
+                pass  # fall back on what the threat search proved, or the heuristic search
+        if threat is not None:
+            return threat  # a proven win, its length only bounded
         return self._iterative_deepening(legal)
 
     def rank(self) -> SearchAnalysis:
         """Value every candidate move until the deadline; return them best first.
 
         Each candidate is searched with the full window, so every value is the search's own
-        for that move, not a bound. Proven are the moves the rules decide, a threat win,
-        and, with few empty cells, every move once the exact search has finished.
+        for that move, not a bound. Proven are the moves the rules decide, the threat
+        search's first move (ranked whether or not it is a candidate otherwise), and, with
+        few empty cells, every move once the exact search has finished. The position's value
+        is proven by the same means as `run` proves it, so that the two never disagree.
         """
         position = self.position
         if not position.free:
@@ -400,8 +428,13 @@ class Search:
             if decided is not None:
                 values[move], methods[move] = decided, Method.RULES
         threat = None if self.misere else self._threat_line()
+        bounds: dict[int, int] = {}
         if threat is not None and threat[0] not in values:
-            values[threat[0]], methods[threat[0]] = MATE - threat[1], Method.THREATS
+            first, plies = threat
+            candidates = sorted({*candidates, first})
+            values[first], methods[first] = MATE - plies, Method.THREATS
+            if plies > EXACT_MOVE_PLIES:
+                bounds[first] = plies
         open_moves = [move for move in candidates if move not in values]
         # One ply is only the value after each move: always within any budget.
         searched = {move: self._after(move, 1, exact=False) for move in open_moves}
@@ -412,7 +445,7 @@ class Search:
             try:
                 deeper = {move: self._after(move, depth, exact=exact) for move in open_moves}
             except OutOfTime:
-                break  # the position is left mid-search: nothing below may play on it
+                break  # what the last finished depth found stands
             searched, finished = deeper, depth
             lines.update({move: self._expected_line(move, depth) for move in open_moves})
             if exact:
@@ -421,18 +454,48 @@ class Search:
                 break  # every move's end was seen; deeper looks change nothing
         values.update(searched)
         estimates = [
-            self._estimate(move, values[move], lines[move], proven=move in methods)
+            self._estimate(
+                move, values[move], lines[move], proven=move in methods, bound=bounds.get(move)
+            )
             for move in candidates
         ]
         estimates.sort(key=lambda found: (-found.evaluation, -(found.score or 0), found.move))
         best = estimates[0].move
+        every_move_exact = exact and len(methods) == len(values)
+        value = self._proven_value(values, threat, every_move_exact=every_move_exact)
+        score = None if value is None else self._judged(value, proven=True)[0]
+        wins_within = threat[1] if value is None and threat is not None else None
         return SearchAnalysis(
             moves=tuple(estimates),
             method=methods.get(best, Method.HEURISTIC),
             depth=finished,
             nodes=self.nodes,
             seconds=self.clock() - self.started,
+            score=score,
+            wins_within=wins_within,
         )
+
+    def _proven_value(
+        self,
+        values: dict[int, int],
+        threat: tuple[int, int] | None,
+        *,
+        every_move_exact: bool,
+    ) -> int | None:
+        """Return the position's value if an analysis proves it, else None: by the means
+        `run` has, the rules, a short enough run of fours, or every move searched exactly."""
+        position, mover = self.position, self.mover
+        if every_move_exact:
+            return max(values.values())
+        if self.misere:
+            return None
+        if position.completing(mover):
+            return MATE - 1
+        if len(position.completing(3 - mover)) >= 2:
+            return -(MATE - 2)
+        if threat is not None and threat[1] <= EXACT_RUN_PLIES:
+            return MATE - threat[1]
+        return None
 
     def _root_candidates(self) -> list[int]:
         """Return the moves an analysis ranks: the likeliest, and every cell ending a line."""
@@ -464,12 +527,12 @@ class Search:
         position, mover = self.position, self.mover
         self.nodes += 1  # not a look at the clock: one ply must always finish
         position.play(move, mover)
-        if depth <= 1:
-            value = self._heuristic(mover)
-        else:
-            value = -self._negamax(3 - mover, depth - 1, -MATE - 1, MATE + 1, 1, exact=exact)
-        position.undo(move)
-        return value
+        try:
+            if depth <= 1:
+                return self._heuristic(mover)
+            return -self._negamax(3 - mover, depth - 1, -MATE - 1, MATE + 1, 1, exact=exact)
+        finally:
+            position.undo(move)
 
     def _expected_line(self, move: int, depth: int) -> tuple[int, ...]:
         """Return a move and the replies the transposition table holds best after it."""
@@ -510,7 +573,10 @@ class Search:
         if found is None:
             return None
         first, plies = found
-        return self._result(first, MATE - plies, Method.THREATS, plies - 2, proven=True)
+        bound = plies if plies > EXACT_RUN_PLIES else None
+        return self._result(
+            first, MATE - plies, Method.THREATS, plies - 2, proven=True, bound=bound
+        )
 
     def _threat_line(self) -> tuple[int, int] | None:
         """Return (first move, plies) of the shortest win by fours found in time, or None."""
@@ -622,16 +688,7 @@ class Search:
         moves = self._candidates(player, hint, exact=exact)
         best_value, best_move = -MATE - 1, moves[0]
         for move in moves:
-            if position.play(move, player):
-                # Completing a line ends the game at once: won, or under misère lost.
-                value = -(MATE - ply - 1) if self.misere else MATE - ply - 1
-            elif position.empty == 0:
-                value = 0
-            elif depth <= 1:
-                value = self._heuristic(player)
-            else:
-                value = -self._negamax(3 - player, depth - 1, -beta, -alpha, ply + 1, exact=exact)
-            position.undo(move)
+            value = self._played(move, player, depth, ply, alpha=alpha, beta=beta, exact=exact)
             if value > best_value:
                 best_value, best_move = value, move
             alpha = max(alpha, value)
@@ -640,6 +697,25 @@ class Search:
         flag = -1 if best_value <= original_alpha else 1 if best_value >= beta else 0
         self.table.put(position.hash, depth, best_value, flag, best_move)
         return best_value
+
+    def _played(
+        self, move: int, player: int, depth: int, ply: int, *, alpha: int, beta: int, exact: bool
+    ) -> int:
+        """Return a move's value to its player at a node of `_negamax`, searched below it."""
+        position = self.position
+        ended = position.play(move, player)
+        # Out of time or not, the move is taken back: the position is left as it was found.
+        try:
+            if ended:
+                # Completing a line ends the game at once: won, or under misère lost.
+                return -(MATE - ply - 1) if self.misere else MATE - ply - 1
+            if position.empty == 0:
+                return 0
+            if depth <= 1:
+                return self._heuristic(player)
+            return -self._negamax(3 - player, depth - 1, -beta, -alpha, ply + 1, exact=exact)
+        finally:
+            position.undo(move)
 
     def _candidates(
         self, player: int, hint: int | None, *, exact: bool, forced: bool = True
@@ -715,25 +791,44 @@ class Search:
             raise OutOfTime
 
     def _result(
-        self, move: int, value: int, method: Method, depth: int, *, proven: bool
+        self,
+        move: int,
+        value: int,
+        method: Method,
+        depth: int,
+        *,
+        proven: bool,
+        bound: int | None = None,
     ) -> SearchResult:
-        score, evaluation = self._judged(value, proven=proven)
+        """Return a result; with a `bound`, a proven win of at most that many plies, whose
+        exact length (and so its score) is not known."""
+        score, evaluation = self._judged(value, proven=proven and bound is None)
         return SearchResult(
             move=move,
             proven=proven,
             score=score,
-            evaluation=evaluation,
+            evaluation=1.0 if bound is not None else evaluation,
             method=method,
             depth=depth,
             nodes=self.nodes,
             seconds=self.clock() - self.started,
+            wins_within=bound,
         )
 
     def _estimate(
-        self, move: int, value: int, line: tuple[int, ...], *, proven: bool
+        self,
+        move: int,
+        value: int,
+        line: tuple[int, ...],
+        *,
+        proven: bool,
+        bound: int | None = None,
     ) -> MoveEstimate:
-        score, evaluation = self._judged(value, proven=proven)
-        return MoveEstimate(move, proven, score, evaluation, line)
+        """Return one ranked move; with a `bound`, as `_result` takes it."""
+        score, evaluation = self._judged(value, proven=proven and bound is None)
+        if bound is not None:
+            evaluation = 1.0
+        return MoveEstimate(move, proven, score, evaluation, line, wins_within=bound)
 
     def _judged(self, value: int, *, proven: bool) -> tuple[int | None, float]:
         """Return a search value as a score (None unless proven) and an evaluation."""

@@ -70,10 +70,13 @@ export interface paths {
          *     Beyond 4x4 the search ranks the candidate moves it looked at (the cells near the
          *     marks most likely to matter, and every cell that ends a line; with 8 empty cells or
          *     fewer, every move), each searched with the full window within `budget_ms`. Each move
-         *     has an `evaluation`, and a `score` only when proven (a win or loss at once, a loss
-         *     the opponent completes next, a threat win, or the exact search); `line` is the
-         *     replies the search expects. The position's `score` is given when the best move is a
-         *     proven win or every move is proven.
+         *     has an `evaluation`, and a `score` only when its exact value is proven (a win or
+         *     loss at once, a loss the opponent completes next, the threat search's first move of
+         *     a run of seven plies or fewer, or the exact search); `line` is the replies the
+         *     search expects. The threat search's first move is always ranked. The position's
+         *     `score` is given when it is proven as `/v1/move` proves it (the rules, a run of fours
+         *     of five plies or fewer, or every move exact); a longer run of fours gives
+         *     `search.wins_within_plies` instead.
          */
         post: operations["postAnalysis"];
         delete?: never;
@@ -324,7 +327,7 @@ export interface components {
             move: number;
             row: number;
             col: number;
-            /** @description What this move is worth to `player` under perfect play after it; null when a search did not prove it. */
+            /** @description What this move is worth to `player` under perfect play after it; null when a search did not prove its exact value. */
             score: number | null;
             outcome: components["schemas"]["Outcome"] | null;
             plies_to_end: number | null;
@@ -332,6 +335,8 @@ export interface components {
             line: number[];
             /** @description Only beyond 4x4 (absent from table answers), the search's estimate for this move (see SearchReport). */
             evaluation?: number;
+            /** @description Only beyond 4x4 (absent from table answers), as in SearchReport, for this move (a run of fours of 9 plies or more). */
+            wins_within_plies?: number | null;
         };
         /**
          * @description The cells in row-major order, in one of three encodings: a flat list of rows*cols
@@ -368,9 +373,11 @@ export interface components {
             /**
              * @description The chosen move's own score: with N cells, `N + 1 - p` for a forced win in p plies
              *     (counting the move), 0 for a draw, `p - (N + 1)` for a forced loss (on 3x3: `10 - p`
-             *     and `p - 10`); null when over, and beyond 4x4 whenever it is not proven. A proven
-             *     win of the threat search scores the plies of its run of fours: the win lasts at
-             *     most that long (a faster one may exist).
+             *     and `p - 10`); null when over, and beyond 4x4 whenever it is not proven exactly.
+             *     A win the threat search proves by a run of fours of p plies is scored only for p
+             *     of 5 or fewer, when no faster win can exist; a longer run is a bound (a win not
+             *     made of fours, such as a double three, may be faster), given in
+             *     `search.wins_within_plies` with `score`, `outcome` and `plies_to_end` null.
              */
             score: number | null;
             /** @description How the game ends for `player` under perfect play after the chosen move; null when over or not proven. */
@@ -395,7 +402,7 @@ export interface components {
             /**
              * @description Whether the chosen move is among the best; null when over. Beyond 4x4, true only
              *     when proven (a win at once; the rules' loss in two; the exact search; a threat
-             *     win in three plies), false when proven worse, null when not known.
+             *     win of five plies or fewer), false when proven worse, null when not known.
              */
             optimal: boolean | null;
             rules: components["schemas"]["Rules"];
@@ -413,7 +420,11 @@ export interface components {
              * @enum {string}
              */
             method: "rules" | "threats" | "exact" | "heuristic";
-            /** @description Whether `score` and `outcome` are certain. Never true for `heuristic`. */
+            /**
+             * @description Whether the outcome is certain: then `score` and `outcome` hold the exact value,
+             *     or, for a win whose length is only bounded, `wins_within_plies` the bound. Never
+             *     true for `heuristic`.
+             */
             proven: boolean;
             /**
              * @description The search's estimate for the mover, from -1 (lost) to 1 (won): exactly 1, 0 or -1
@@ -434,6 +445,13 @@ export interface components {
             time_ms: number;
             /** @description The budget the search was given. */
             budget_ms: number;
+            /**
+             * @description A proven win whose exact length is not known: the threat search found a run of
+             *     fours of this many plies (7 or more), so the win comes within that many, but a
+             *     faster one not made of fours (a double three) may exist; `score`, `outcome` and
+             *     `plies_to_end` are then null. Null otherwise.
+             */
+            wins_within_plies: number | null;
         };
         /** @enum {string} */
         Outcome: "win" | "draw" | "loss";

@@ -98,10 +98,15 @@ function showEngine(answer) {
     page.engine.textContent = "Exact: from the game's solved table.";
   } else if (answer.search === null) {
     page.engine.textContent = `Chosen without a search (${answer.difficulty}).`;
+  } else if (answer.search.proven && answer.search.wins_within_plies !== null) {
+    // A run of fours bounds the win's length; a faster win may exist.
+    page.engine.textContent =
+      `Proven (${answer.search.method}): the computer wins` +
+      ` within ${answer.search.wins_within_plies} plies.`;
   } else if (answer.search.proven) {
     page.engine.textContent =
       `Proven (${answer.search.method}): the computer's ${answer.outcome}` +
-      ` in ${answer.plies_to_end} plies at most.`;
+      ` in ${answer.plies_to_end} plies.`;
   } else {
     const { depth, nodes, time_ms: time } = answer.search;
     page.engine.textContent =
