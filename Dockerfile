@@ -27,7 +27,7 @@ RUN pip install --no-cache-dir --no-deps . \
 ENV NUMBA_CACHE_DIR=/opt/bestmove/jit \
     NUMBA_CPU_NAME=generic
 # -P: the installed package, not the sources beside it in /src.
-RUN python -P -m service.game.search
+RUN python -P -m service.game.warmup
 
 FROM python:3.12-slim
 # A numeric user, so that an orchestrator can verify it is not root (runAsNonRoot).

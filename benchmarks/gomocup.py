@@ -31,7 +31,8 @@ from types import TracebackType
 
 from service.game.board import Board, GameStatus, Mark
 from service.game.rules import Rules
-from service.game.search import prepare, search
+from service.game.search import search
+from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
 #: Lines a brain may send at any time that are not an answer.

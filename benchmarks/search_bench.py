@@ -17,7 +17,8 @@ import statistics
 
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import Method, prepare, search
+from service.game.search import Method, search
+from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
 

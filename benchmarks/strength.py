@@ -22,7 +22,8 @@ import pyspiel
 
 from service.game.board import Board, GameStatus, Mark
 from service.game.rules import Rules
-from service.game.search import prepare, search
+from service.game.search import search
+from service.game.warmup import prepare
 
 BOARDS = (Rules(7, 7, 5), Rules(9, 9, 5), Rules(15, 15, 5))
 

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from service.game import alphabeta
+from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import EXACT_EMPTY_CELLS, Search, analyse, search
+from service.game.search import EXACT_EMPTY_CELLS, Search, search
 from tests import search_reference as brute
 from tests.family_reference import Game
 
@@ -78,10 +79,12 @@ def test_a_search_whose_table_overflows_is_still_the_pure_search(rules: Rules, s
     pure = Search(board, mover, TIME, max_nodes=3000, compiled=False, table_slots=FEW_SLOTS)
     compiled = Search(board, mover, TIME, max_nodes=3000, table_slots=FEW_SLOTS)
     assert without_time(compiled.run()) == without_time(pure.run())
-    pure = Search(board, mover, TIME, max_nodes=3000, compiled=False, table_slots=FEW_SLOTS)
-    compiled = Search(board, mover, TIME, max_nodes=3000, table_slots=FEW_SLOTS)
-    assert compiled.rank().moves == pure.rank().moves
-    assert compiled.nodes == pure.nodes
+    pure_ranking = Ranking(
+        board, mover, TIME, max_nodes=3000, compiled=False, table_slots=FEW_SLOTS
+    )
+    ranking = Ranking(board, mover, TIME, max_nodes=3000, table_slots=FEW_SLOTS)
+    assert ranking.rank().moves == pure_ranking.rank().moves
+    assert ranking.nodes == pure_ranking.nodes
 
 
 def endgame(rules: Rules, seed: int) -> tuple[Board, Mark]:
@@ -148,7 +151,7 @@ def test_a_custom_clock_is_for_the_pure_search_only() -> None:
 def prepare_in_a_process(cache: Path) -> list[str]:
     """Run `prepare` in a fresh process with its own cache; return what it reports."""
     script = (
-        "from service.game.search import prepare; from service.game import alphabeta; "
+        "from service.game.warmup import prepare; from service.game import alphabeta; "
         "print(prepare(), len(alphabeta._negamax.signatures))"
     )
     ran = subprocess.run(

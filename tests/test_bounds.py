@@ -3,11 +3,12 @@ game cannot make it keep them all (docs/OPERATIONS.md, benchmarks.growth)."""
 
 from __future__ import annotations
 
+from service.game import geometry as geometry_module
 from service.game import rules as rules_module
-from service.game import search as search_module
 from service.game.board import Board, Mark
+from service.game.geometry import GEOMETRIES_KEPT, geometry_of
 from service.game.rules import RULES_KEPT, Rules, line_index, rules_for, winning_lines
-from service.game.search import GEOMETRIES_KEPT, geometry_of, search
+from service.game.search import search
 
 
 def test_a_game_and_its_misere_form_share_one_geometry() -> None:
@@ -22,7 +23,7 @@ def test_the_geometries_kept_are_bounded_and_the_latest_kept() -> None:
     for rules in games:
         board = Board.empty(rules).play(0, Mark.X)
         search(board, Mark.O, 0.001)
-    kept = search_module._geometry.cache_info()
+    kept = geometry_module._geometry.cache_info()
     assert kept.maxsize == GEOMETRIES_KEPT
     assert kept.currsize <= GEOMETRIES_KEPT
     latest = geometry_of(games[-1])

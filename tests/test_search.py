@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.game.search import EXACT_EMPTY_CELLS, Method, Search, analyse, search
+from service.game.search import EXACT_EMPTY_CELLS, Method, Search, search
 from tests import search_reference as brute
 from tests.family_reference import Game, other
 from tests.strategies import family_positions
@@ -431,9 +432,10 @@ def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
         patterned_endgame(Rules(15, 15, 3, misere=True), 2),
     ]
     for board in boards:
-        found = Search(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
+        kind = Ranking if rank else Search
+        found = kind(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
         before = _snapshot(found)
-        if rank:
+        if isinstance(found, Ranking):
             found.rank()
         else:
             found.run()

@@ -72,7 +72,8 @@ def test_the_longest_budgets_get_every_byte_of_the_table() -> None:
 TWO_MILLION_POSITIONS = """
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import Search, prepare
+from service.game.search import Search
+from service.game.warmup import prepare
 
 def resident_kib():
     with open("/proc/self/status") as status:

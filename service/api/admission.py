@@ -21,7 +21,8 @@ from typing import Protocol
 
 from service.api.app_settings import DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, cores
 from service.api.problems import Problem
-from service.game.search import SearchAnalysis, SearchResult
+from service.game.analysis import SearchAnalysis
+from service.game.search import SearchResult
 
 #: The least a refused caller is told to wait: Retry-After counts whole seconds.
 SHORTEST_RETRY_SECONDS = 1

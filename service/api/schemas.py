@@ -20,11 +20,12 @@ from pydantic import (
 
 from service.api.app_settings import DEFAULT_BUDGET_MS
 from service.api.problems import describe, refusal
+from service.game.analysis import SearchAnalysis
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
 from service.game.rules import MAX_SIDE, rules_for
-from service.game.search import Method, SearchAnalysis, SearchResult
+from service.game.search import Method, SearchResult
 
 #: A mark in either case: clients write 'x' as often as 'X', which Mark's values do not know.
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}

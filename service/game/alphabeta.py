@@ -11,7 +11,7 @@ Every function here releases the interpreter lock while it runs (`nogil`), so th
 leaves the other threads of its worker free to answer, and two searches in one worker each
 use a core. The machine code is cached on disk (`cache=True`): next to this file, or under
 `NUMBA_CACHE_DIR`, where the Docker image prepares it at build time (`python -m
-service.game.search`). `service.game.search.prepare` loads it, or compiles it once (about
+service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it once (about
 10 s), before any request needs it.
 
 The deadline is read from the operating system's monotonic clock (`clock_gettime`), called

@@ -9,13 +9,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from service.game.analysis import MoveEstimate, SearchAnalysis, analyse
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
 from service.game.position import Position
 from service.game.rules import CLASSIC, FAMILY, Rules
-from service.game.search import MoveEstimate, SearchAnalysis, SearchResult, analyse, search
+from service.game.search import SearchResult, search
 from service.game.table import UNREACHABLE, Scores, place_of, solve
 
 #: The score of winning on the spot on 3x3; each further ply to the end of the game costs one.

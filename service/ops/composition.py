@@ -11,8 +11,8 @@ from flask import Flask
 from service.api.app import create_app
 from service.game.engine import Engine
 from service.game.rules import FAMILY
-from service.game.search import prepare
 from service.game.store import prepare_tables
+from service.game.warmup import prepare
 from service.ops.environment import Settings
 from service.ops.file_slots import FileSlots
 from service.ops.metrics import Metrics

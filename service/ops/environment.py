@@ -217,7 +217,7 @@ class Environment(BaseModel):
         "ready, one log line). If the directory is not writable (numba opens a cache only "
         "where it may write) `python -m service` uses a copy of it under the temporary "
         "directory, removed when it stops. The image ships it prepared "
-        "(`python -m service.game.search` does it ahead of time)",
+        "(`python -m service.game.warmup` does it ahead of time)",
         json_schema_extra={
             "shown_default": "next to the source (`service/game/__pycache__`)",
             "allowed": "a directory",

@@ -1,0 +1,116 @@
+"""The position a search plays on: a board changed in place, with the running counts that
+make its questions cheap (which cells complete a line, what each cell promises, the
+heuristic value), for the pure search and the threat search."""
+
+from __future__ import annotations
+
+from service.game.board import Board, Mark
+from service.game.geometry import Geometry
+
+
+class SearchBoard:
+    """A board under search, changed in place by `play` and `undo`, with running counts.
+
+    Players are 1 (X) and 2 (O). For every window it keeps each player's marks in it; from
+    them follow the cells that complete a line (`completing`), and the heuristic value.
+    """
+
+    def __init__(self, geometry: Geometry, board: Board) -> None:
+        self.geometry = geometry
+        self.cells = [0] * geometry.cells
+        self.counts = [[0, 0, 0] for _ in geometry.windows]
+        self.near_marks = [0] * geometry.cells
+        self.free = set(range(geometry.cells))
+        self.empty = geometry.cells
+        self.hash = 0
+        #: The heuristic value from X's side: fuller open windows of X's, less O's.
+        self.value = 0
+        #: For each player, the windows it fills but for one cell the other has not entered
+        #: (on the empty board, none; every window when a line is one cell long).
+        every = set(range(len(geometry.windows))) if geometry.rules.k == 1 else set()
+        self.fours: list[set[int]] = [set(), set(every), set(every)]
+        #: For each cell, what its windows promise either side: how likely a move there matters.
+        self.promise: list[int] = list(geometry.empty_promise)
+        for cell, mark in enumerate(board.cells):
+            if mark is not None:
+                self.play(cell, 1 if mark is Mark.X else 2)
+
+    def play(self, cell: int, player: int) -> bool:
+        """Put `player`'s mark on `cell`; return whether it completes a line."""
+        completed = self._recount(cell, player, 1)
+        self.cells[cell] = player
+        self.free.discard(cell)
+        self.empty -= 1
+        self.hash ^= self.geometry.keys[cell][player]
+        for neighbour in self.geometry.near[cell]:
+            self.near_marks[neighbour] += 1
+        return completed
+
+    def undo(self, cell: int) -> None:
+        """Take the mark off `cell`, as it was before `play`."""
+        player = self.cells[cell]
+        self._recount(cell, player, -1)
+        self.cells[cell] = 0
+        self.free.add(cell)
+        self.empty += 1
+        self.hash ^= self.geometry.keys[cell][player]
+        for neighbour in self.geometry.near[cell]:
+            self.near_marks[neighbour] -= 1
+
+    def _recount(self, cell: int, player: int, step: int) -> bool:
+        """Add `step` marks of `player` to every window of `cell`, and all that follows from
+        the counts: the value, the promises, the fours. Return whether a window is full."""
+        geometry = self.geometry
+        weights, windows, k = geometry.weights, geometry.windows, geometry.rules.k
+        other = 3 - player
+        sign = 1 if player == 1 else -1
+        mine_fours, their_fours = self.fours[player], self.fours[other]
+        completed = False
+        for window in geometry.windows_of[cell]:
+            counts = self.counts[window]
+            before, theirs = counts[player], counts[other]
+            after = before + step
+            counts[player] = after
+            completed = completed or after == k
+            self.value += sign * (
+                _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
+            )
+            change = _promise_of(weights, after, theirs) - _promise_of(weights, before, theirs)
+            if change:
+                for member in windows[window]:
+                    self.promise[member] += change
+            # A four is k - 1 marks of one side in a window the other has not entered.
+            if theirs == 0:
+                if after == k - 1:
+                    mine_fours.add(window)
+                elif before == k - 1:
+                    mine_fours.discard(window)
+            if theirs == k - 1:
+                if after == 0:
+                    their_fours.add(window)
+                elif before == 0:
+                    their_fours.discard(window)
+        return completed
+
+    def completing(self, player: int) -> list[int]:
+        """Return the empty cells where `player` would complete a line, ascending."""
+        windows, cells = self.geometry.windows, self.cells
+        return sorted(
+            {cell for index in self.fours[player] for cell in windows[index] if cells[cell] == 0}
+        )
+
+    def empty_cells(self) -> list[int]:
+        """Return every empty cell, ascending."""
+        return sorted(self.free)
+
+
+def _value_of(weights: list[int], mine: int, theirs: int) -> int:
+    """Return what a window is worth to one side: its marks if the other side has none."""
+    if theirs == 0:
+        return weights[mine]
+    return -weights[theirs] if mine == 0 else 0
+
+
+def _promise_of(weights: list[int], mine: int, theirs: int) -> int:
+    """Return what a window with these marks promises a move in it, for either side."""
+    return (weights[mine + 1] if theirs == 0 else 0) + (weights[theirs + 1] if mine == 0 else 0)

@@ -1,0 +1,48 @@
+"""The compiled search made ready before any request needs it: `prepare` where a process
+starts, `python -m service.game.warmup` where an image is built (numba's cache)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from service.game import alphabeta
+from service.game.analysis import analyse
+from service.game.board import Board, Mark
+from service.game.rules import Rules
+from service.game.search import search
+
+#: Positions that take every compiled function down each of its paths: heuristic (with a
+#: threat to block), exact, and misère.
+_PREPARED = (
+    (Rules(5, 5, 4), "X.O.. .XO.. ..X.. ..... ....."),
+    (Rules(3, 3, 3), "X.. ... ..."),
+    (Rules(5, 5, 3, misere=True), "X.... ..O.. ..... ..... ....."),
+)
+
+
+def prepare() -> int:
+    """Load the compiled search from its cache, or compile it; return how many functions
+    this call compiled. Run where the process starts, so that no request waits for it."""
+    before = alphabeta.compilations()
+    for rules, text in _PREPARED:
+        board = Board.from_text(text.replace(" ", ""), rules)
+        mover = Mark.O if board.count(Mark.X) > board.count(Mark.O) else Mark.X
+        search(board, mover, 60.0, max_nodes=2_000)
+        analyse(board, mover, 60.0, max_nodes=2_000)
+    return alphabeta.compilations() - before
+
+
+def main() -> int:
+    """`python -m service.game.warmup`: compile the search into its cache, saying so."""
+    started = time.perf_counter()
+    compiled = prepare()
+    sys.stderr.write(
+        f"bestmove: the compiled search is ready ({compiled} functions compiled) "
+        f"in {time.perf_counter() - started:.1f} s\n"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
