@@ -2,7 +2,9 @@
 
 Three seeded positions of five in a row on 15x15 from the search's own play, where the
 rules and the threat search prove nothing (so the heuristic search decides): an opening
-(4 marks), a middle game (40 marks) and an endgame (100 marks), each searched with the
+(4 marks), a middle game (40 marks) and an endgame (100 marks); and a position where the
+threat search has most to try and nothing to find (edge threes: five threes of each side
+against the board's edges, each a four to make, in any order), each searched with the
 default budget of 250 ms. For each: the depth finished, the nodes, nodes per second, and
 the time used against the budget, for the search the service runs (compiled by numba) and,
 beside it in the same rounds, the pure-Python search it is held to node for node. Rounds
@@ -55,10 +57,23 @@ def seeded_position(marks: int, seed: int = 2026) -> tuple[Board, Mark]:
 POSITIONS = {"opening": 4, "middle game": 40, "endgame": 100}
 
 
+def edge_threes() -> tuple[Board, Mark]:
+    """Return 15x15 with X's threes down from the top edge (columns 0, 3, ..., 12) and O's up
+    from the bottom (columns 1, 4, ..., 13), X to move: each three makes a four, blocked at
+    once, and no run of them wins, so the threat search tries every order of them."""
+    cells = ["."] * GOMOKU.cell_count
+    for column in range(0, 15, 3):
+        for row in range(3):
+            cells[row * 15 + column] = "X"
+            cells[(14 - row) * 15 + column + 1] = "O"
+    return Board.from_text("".join(cells), GOMOKU), Mark.X
+
+
 def measure(rounds: int = 5, budget_ms: int = 250) -> dict[str, dict[str, dict[str, float]]]:
     """Search each position `rounds` times with each search; return the medians, by position
     then by search ("compiled", "pure")."""
     positions = {name: seeded_position(marks) for name, marks in POSITIONS.items()}
+    positions["edge threes"] = edge_threes()
     prepare()  # loads (or compiles) the compiled search outside the clock
     kinds = {"compiled": True, "pure": False}
     found: dict[str, dict[str, list[tuple[int, int, float]]]] = {

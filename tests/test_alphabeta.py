@@ -21,6 +21,7 @@ from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS, Search, search
 from tests import search_reference as brute
 from tests.family_reference import Game
+from tests.helpers import FOURS_IN_SEVEN
 
 #: The games people play, misère, wide and short lines, and boards small enough to end.
 GAMES = [
@@ -127,6 +128,56 @@ def test_an_analysis_finds_what_the_pure_analysis_finds(rules: Rules, seed: int)
     )
 
 
+def threat_position(rules: Rules, seed: int) -> tuple[Board, Mark]:
+    """Return a clustered position where the threat search has work: 20 nodes or more."""
+    for attempt in range(seed * 1000, seed * 1000 + 1000):
+        board, mover = positions(rules, attempt, 10, 40)
+        threats = Search(board, mover, TIME, max_nodes=100_000, compiled=False)
+        threats._threat_line()
+        if threats.nodes >= 20:
+            return board, mover
+    raise AssertionError("no position with work for the threat search")
+
+
+@pytest.mark.parametrize(
+    "rules", [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4)], ids=lambda rules: rules.describe()
+)
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("nodes", [7, 60, 100_000])
+def test_the_threat_search_finds_what_the_pure_threat_search_finds(
+    rules: Rules, seed: int, nodes: int
+) -> None:
+    """The same run of fours, or none, in the same nodes; cut by the limit at the same node."""
+    board, mover = threat_position(rules, seed)
+    pure = Search(board, mover, TIME, max_nodes=nodes, compiled=False)
+    compiled = Search(board, mover, TIME, max_nodes=nodes)
+    assert compiled._threat_line() == pure._threat_line()
+    assert compiled.nodes == pure.nodes
+
+
+def test_the_compiled_threat_search_finds_a_run_of_seven() -> None:
+    board = Board.from_text(FOURS_IN_SEVEN, Rules(6, 7, 5))
+    pure = Search(board, Mark.X, TIME, compiled=False)
+    compiled = Search(board, Mark.X, TIME)
+    found = compiled._threat_line()
+    assert found is not None
+    assert found == pure._threat_line()
+    assert found[1] == 7
+    assert compiled.nodes == pure.nodes
+
+
+def test_every_compiled_entry_point_releases_the_interpreter_lock() -> None:
+    """So that a search, its threat search included, leaves its worker's other threads free."""
+    entry_points = (
+        alphabeta.new_state,
+        alphabeta.root_value,
+        alphabeta.value_after,
+        alphabeta.expected_line,
+        alphabeta.shortest_run_of_fours,
+    )
+    assert all(function.targetoptions.get("nogil") for function in entry_points)
+
+
 def test_the_compiled_search_stops_itself_on_the_clock() -> None:
     """No node limit: only the deadline, read by the compiled code, ends the search."""
     board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
@@ -152,7 +203,7 @@ def prepare_in_a_process(cache: Path) -> list[str]:
     """Run `prepare` in a fresh process with its own cache; return what it reports."""
     script = (
         "from service.game.warmup import prepare; from service.game import alphabeta; "
-        "print(prepare(), len(alphabeta._negamax.signatures))"
+        "print(prepare(), len(alphabeta._negamax.signatures), len(alphabeta._fours.signatures))"
     )
     ran = subprocess.run(
         [sys.executable, "-c", script],
@@ -167,9 +218,9 @@ def test_a_fresh_process_searches_with_the_code_a_first_one_compiled(tmp_path: P
     """The first process compiles every function once, the recursion included: a second
     negamax, called with other argument types, is what numba's cache cannot link
     (numba#6061), and the next process would crash. The next one compiles nothing."""
-    compiled, negamax_versions = prepare_in_a_process(tmp_path)
+    compiled, negamax_versions, fours_versions = prepare_in_a_process(tmp_path)
     assert int(compiled) > 0
-    assert negamax_versions == "1"
+    assert (negamax_versions, fours_versions) == ("1", "1")
     assert prepare_in_a_process(tmp_path)[0] == "0"
 
 

@@ -402,13 +402,17 @@ def test_eight_empty_cells_on_15x15_are_solved_exactly_in_few_nodes(
 MANY_FOURS = ".....OXOO....OO.OX...O...XX.......X......XOX.........X........X..O..............."
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
 @pytest.mark.parametrize("node_limit", range(5, 2400, 97))
-def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(node_limit: int) -> None:
+def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(
+    node_limit: int, compiled: bool
+) -> None:
     """The search goes on after it (with what time is left), so it must see the same board."""
-    found = Search(Board.from_text(MANY_FOURS, Rules(9, 9, 5)), Mark.X, TIME, max_nodes=node_limit)
-    before = (list(found.position.cells), found.position.hash, found.position.value)
+    board = Board.from_text(MANY_FOURS, Rules(9, 9, 5))
+    found = Search(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
+    before = _snapshot(found)
     assert found._threat_line() is None
-    assert (list(found.position.cells), found.position.hash, found.position.value) == before
+    assert _snapshot(found) == before
 
 
 def _snapshot(found: Search) -> list[object]:

@@ -6,10 +6,10 @@ reply the opponent has:
 
 - the rules at the root: a move that wins at once; against two or more cells where the
   opponent wins next, a loss in two (normal rules);
-- the threat search (`service.game.threats`, normal rules): the shortest run of fours, each
-  move leaving the opponent one cell to stop a win. Its length is the fastest win only up
-  to five plies; a longer run is a bound (`wins_within`), unless the exact search, with
-  few cells empty, finds the value;
+- the threat search (`service.game.threats`, compiled in `alphabeta`; normal rules): the
+  shortest run of fours, each move leaving the opponent one cell to stop a win. Its length
+  is the fastest win only up to five plies; a longer run is a bound (`wins_within`), unless
+  the exact search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
@@ -43,7 +43,7 @@ from service.game.alphabeta import CANDIDATES_TRIED, CLOCK_EVERY, HEURISTIC_LIMI
 from service.game.board import Board, Mark
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
-from service.game.threats import EXACT_RUN_PLIES, shortest_run_of_fours
+from service.game.threats import EXACT_RUN_PLIES, THREAT_SEARCH_MOVES, shortest_run_of_fours
 from service.game.transposition import TranspositionTable, new_table, slots_for
 
 __all__ = [
@@ -197,9 +197,14 @@ class Search:
     def _threat_line(self) -> tuple[int, int] | None:
         """Return (first move, plies) of the shortest win by fours found in time, or None."""
         try:
-            return shortest_run_of_fours(self.position, self.mover, self._count_node)
+            if self.kernel is None:
+                return shortest_run_of_fours(self.position, self.mover, self._count_node)
+            plies, first = self._compiled(
+                alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
+            )
         except OutOfTime:
             return None
+        return None if plies == 0 else (int(first), int(plies))
 
     # --- exact and heuristic alpha-beta ---
 

@@ -11,6 +11,10 @@ the run found is the shortest made of fours. What its length proves:
   fours (a double three) may be faster;
 - its first move is worth exactly the run up to EXACT_MOVE_PLIES (seven plies): after the
   forced block, what is left is a run of five at most.
+
+This is the specification, and the search a test's own clock can drive; the service runs
+`alphabeta.shortest_run_of_fours`, the same runs in the same order, node for node, compiled
+and without the interpreter lock.
 """
 
 from __future__ import annotations
