@@ -7,17 +7,28 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
-from benchmarks import engine_bench, family_bench, family_http, footprint, http_bench, search_bench
+from benchmarks import (
+    engine_bench,
+    family_bench,
+    family_http,
+    footprint,
+    http_bench,
+    ladder,
+    search_bench,
+)
 from benchmarks.floor_app import app as floor_app
 from benchmarks.http_bench import ROOT
+from service.game.board import Mark
+from service.game.difficulty import Difficulty
 from service.game.engine import Engine
 from service.game.rules import Rules
-from service.game.search import Method, search
+from service.game.search import Method, Search, search
 
 
 def test_the_baseline_searches_find_best_moves(engine: Engine) -> None:
@@ -105,6 +116,32 @@ def test_the_search_benchmarks_positions_are_left_to_the_heuristic_search() -> N
     assert not board.status().is_over
     result = search(board, mover, 60, max_nodes=300)
     assert result.method is Method.HEURISTIC
+
+
+def test_the_edge_threes_give_the_threat_search_work_and_nothing_to_find() -> None:
+    board, mover = search_bench.edge_threes()
+    assert (board.count(Mark.X), board.count(Mark.O), mover) == (15, 15, Mark.X)
+    found = Search(board, mover, 60, max_nodes=1_000_000)
+    assert found._threat_line() is None
+    assert found.nodes > 10_000
+
+
+def test_a_ladder_game_is_played_to_its_end_from_a_three_stone_opening() -> None:
+    """The same seed, the same game; the opening's three cells near the centre."""
+    cells = ladder.opening(3)
+    assert len(set(cells)) == 3
+    assert all(abs(cell // 15 - 7) <= 2 and abs(cell % 15 - 7) <= 2 for cell in cells)
+    engine = Engine.build(())
+    games = [
+        ladder.play(engine, Difficulty.MEDIUM, Difficulty.EASY, 3, upper_first=False,
+                    budget_seconds=0.01)
+        for _ in range(2)
+    ]  # fmt: skip
+    assert games[0] == games[1]
+    assert games[0].result in {"win", "draw", "loss"}
+    assert games[0].plies > 3
+    results = [replace(games[0], result=result) for result in ("win", "draw", "loss", "win")]
+    assert ladder.share(results) == 0.625  # a win 1, a draw 1/2
 
 
 def test_the_footprint_starts_the_server_and_reads_its_memory() -> None:
