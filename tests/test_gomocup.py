@@ -22,6 +22,8 @@ def test_a_game_against_a_brain_is_played_to_its_end(search_first: bool) -> None
     assert game.result == "win"
     assert 9 <= game.plies < 60
     assert game.longest_brain_seconds > 0
+    assert game.brain_nodes_per_second == 12_000  # read from its notes
+    assert game.search_nodes_per_second > 0
 
 
 def test_a_brain_that_answers_no_move_is_an_error() -> None:
@@ -33,6 +35,7 @@ def test_openings_differ_by_seed_and_stay_near_the_centre() -> None:
     openings = {tuple(opening(GOMOKU, seed)) for seed in range(8)}
     assert len(openings) == 8
     for cells in openings:
+        assert len(set(cells)) == 3  # X, O, X
         assert all(abs(cell // 15 - 7) <= 2 and abs(cell % 15 - 7) <= 2 for cell in cells)
 
 
@@ -45,3 +48,6 @@ def test_the_table_counts_each_side() -> None:
     rows = table(games, "first-empty", 20).splitlines()
     assert rows[2].startswith("| first-empty | 20 ms | first | 2 | 0 | 0 |")
     assert rows[3].startswith("| first-empty | 20 ms | second | 2 | 0 | 0 |")
+    share, ours, theirs = (cell.strip() for cell in rows[2].strip("|").split("|")[8:])
+    assert (share, theirs) == ("100%", "12,000")
+    assert int(ours.replace(",", "")) > 0
