@@ -155,6 +155,30 @@ def test_the_threat_search_finds_what_the_pure_threat_search_finds(
     assert compiled.nodes == pure.nodes
 
 
+def open_four_threat(rules: Rules, seed: int) -> tuple[Board, Mark]:
+    """Return a clustered position where the opponent threatens an open four."""
+    for attempt in range(seed * 1000, seed * 1000 + 1000):
+        board, mover = positions(rules, attempt, 6, 30)
+        found = Search(board, mover, TIME, compiled=False)
+        if found.position.answers_to_open_fours(1 if mover is Mark.X else 2):
+            return board, mover
+    raise AssertionError("no position with a threat of an open four")
+
+
+@pytest.mark.parametrize(
+    "rules", [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4)], ids=lambda rules: rules.describe()
+)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("nodes", [40, 3000])
+def test_against_an_open_four_threat_a_search_finds_what_the_pure_search_finds(
+    rules: Rules, seed: int, nodes: int
+) -> None:
+    """Where the moves tried are only the answers to a threat, the two still agree."""
+    board, mover = open_four_threat(rules, seed)
+    pure, compiled = both_searches(board, mover, nodes)
+    assert without_time(compiled) == without_time(pure)
+
+
 def test_the_compiled_threat_search_finds_a_run_of_seven() -> None:
     board = Board.from_text(FOURS_IN_SEVEN, Rules(6, 7, 5))
     pure = Search(board, Mark.X, TIME, compiled=False)

@@ -444,3 +444,61 @@ def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
         else:
             found.run()
         assert _snapshot(found) == before
+
+
+# --- Against a threat of an open four, only its answers ---
+
+
+def gomoku_board(marks: dict[tuple[int, int], str]) -> Board:
+    """Return a 15x15 five-in-a-row board with these marks, keyed by (row, column)."""
+    cells = ["."] * 225
+    for (row, col), mark in marks.items():
+        cells[row * 15 + col] = mark
+    return Board.from_text("".join(cells), Rules(15, 15, 5))
+
+
+def cells_at(*places: tuple[int, int]) -> set[int]:
+    return {row * 15 + col for row, col in places}
+
+
+def tried(board: Board, mover: Mark) -> set[int]:
+    """Return the moves the heuristic search tries first in `board`."""
+    found = Search(board, mover, TIME, compiled=False)
+    return set(found._candidates(1 if mover is Mark.X else 2, None, exact=False))
+
+
+def test_against_an_open_three_only_its_answers_are_tried() -> None:
+    """O's open three on row 7 makes an open four next at (7, 5) or (7, 9): X tries the
+    cells of the windows that make one, the far ends included, and nothing else."""
+    board = gomoku_board({(7, 6): "O", (7, 7): "O", (7, 8): "O", (6, 6): "X", (8, 8): "X"})
+    assert tried(board, Mark.X) == cells_at((7, 4), (7, 5), (7, 9), (7, 10))
+
+
+def test_against_a_broken_three_its_gap_is_an_answer() -> None:
+    board = gomoku_board({(7, 6): "O", (7, 7): "O", (7, 9): "O", (6, 6): "X", (8, 8): "X"})
+    assert tried(board, Mark.X) == cells_at((7, 5), (7, 8), (7, 10))
+
+
+def test_against_an_open_three_the_movers_own_fours_are_tried_too() -> None:
+    """A four of X's forces O's answer first: it stays a candidate beside the blocks."""
+    board = gomoku_board(
+        {(7, 6): "O", (7, 7): "O", (7, 8): "O", (2, 2): "X", (2, 3): "X", (2, 4): "X",
+         (2, 1): "O", (8, 8): "X", (9, 9): "X"}
+    )  # fmt: skip
+    own_fours = cells_at((2, 5), (2, 6))
+    assert tried(board, Mark.X) == cells_at((7, 4), (7, 5), (7, 9), (7, 10)) | own_fours
+
+
+def test_a_closed_three_does_not_narrow_the_moves() -> None:
+    """Blocked at one end, O's three makes only a four, which X can block when it comes."""
+    board = gomoku_board({(7, 6): "O", (7, 7): "O", (7, 8): "O", (7, 5): "X", (8, 8): "X"})
+    moves = tried(board, Mark.X)
+    assert len(moves) > 4
+    assert moves - cells_at((7, 9), (7, 10)) - cells_at((7, 4))
+
+
+def test_an_open_three_is_answered_by_a_block_that_holds() -> None:
+    """The far ends answer some threes but not this one: O's (7, 9) after X's (7, 4) is an
+    open four. The search sees it and blocks beside the three."""
+    board = gomoku_board({(7, 6): "O", (7, 7): "O", (7, 8): "O", (6, 6): "X", (8, 8): "X"})
+    assert search(board, Mark.X, TIME, max_nodes=NODES).move in cells_at((7, 5), (7, 9))

@@ -276,8 +276,12 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
     # 1: a candidate; 0: not. The near cells, or the centre (the first empty cell) if none.
     chosen = np.zeros(size, dtype=np.int64)
     count = 0
+    if not misere and not exact:
+        # The opponent threatens an open four: only the answers to it are tried.
+        count = _answers_to_open_fours(geometry, state, player, chosen)
+    answering = count > 0
     for cell in range(size):
-        if cells[cell] == 0 and (exact or near_marks[cell] > 0):
+        if not answering and cells[cell] == 0 and (exact or near_marks[cell] > 0):
             chosen[cell] = 1
             count += 1
     if count == 0:
@@ -312,6 +316,71 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
                 ordered[0] = hint
                 break
     return ordered
+
+
+@njit(cache=True, nogil=True)
+def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untyped-def]
+    """Return whether `attacker` playing `cell` leaves two or more cells that complete a line."""
+    windows, windows_of, k = geometry[0], geometry[1], geometry[6]
+    cells, counts = state[0], state[1]
+    defender = 3 - attacker
+    first = -1
+    for slot in range(windows_of.shape[1]):
+        window = windows_of[cell, slot]
+        if window < 0:
+            break
+        if counts[window, attacker] == k - 2 and counts[window, defender] == 0:
+            for member in range(k):
+                other = windows[window, member]
+                if other != cell and cells[other] == 0:
+                    if first < 0:
+                        first = other
+                    elif other != first:
+                        return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-untyped-def]
+    """Mark in `chosen` the answers to the opponent's threats of an open four (or a double
+    four) when there are any: every empty cell of the windows that make one, and the
+    player's own fours; return how many are marked (0: no such threat)."""
+    windows, windows_of, k = geometry[0], geometry[1], geometry[6]
+    cells, counts = state[0], state[1]
+    opponent = 3 - player
+    count = 0
+    if k < 4:
+        return 0  # short lines: every other mark threatens, the answers are everywhere
+    for window in range(windows.shape[0]):
+        if counts[window, opponent] != k - 2 or counts[window, player] != 0:
+            continue
+        for member in range(k):
+            cell = windows[window, member]
+            if cells[cell] != 0 or not _makes_open_four(geometry, state, cell, opponent):
+                continue
+            for slot in range(windows_of.shape[1]):
+                through = windows_of[cell, slot]
+                if through < 0:
+                    break
+                if counts[through, opponent] == k - 2 and counts[through, player] == 0:
+                    count += _mark_empties(windows, cells, through, chosen)
+    if count > 0:
+        for window in range(windows.shape[0]):
+            if counts[window, player] == k - 2 and counts[window, opponent] == 0:
+                count += _mark_empties(windows, cells, window, chosen)
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _mark_empties(windows, cells, window, chosen):  # type: ignore[no-untyped-def]
+    """Mark the empty cells of a window in `chosen`; return how many were not marked before."""
+    added = 0
+    for member in range(windows.shape[1]):
+        cell = windows[window, member]
+        if cells[cell] == 0 and chosen[cell] == 0:
+            chosen[cell] = 1
+            added += 1
+    return added
 
 
 @njit(cache=True, nogil=True)

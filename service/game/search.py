@@ -308,11 +308,17 @@ class Search:
         if exact:
             moves = empty
         else:
-            moves = [cell for cell in empty if position.near_marks[cell]] or [
-                position.geometry.centre
-                if position.cells[position.geometry.centre] == 0
-                else empty[0]
-            ]
+            # Against a threat of an open four, only its answers; else the cells near a mark.
+            answers = position.answers_to_open_fours(player) if forced and not self.misere else []
+            moves = (
+                answers
+                or [cell for cell in empty if position.near_marks[cell]]
+                or [
+                    position.geometry.centre
+                    if position.cells[position.geometry.centre] == 0
+                    else empty[0]
+                ]
+            )
         if self.misere:
             # Completing one's own line loses at once: never a candidate while another move
             # is not, even far from the marks. Such cells hold the most promise, so the cut

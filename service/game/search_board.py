@@ -99,6 +99,49 @@ class SearchBoard:
             {cell for index in self.fours[player] for cell in windows[index] if cells[cell] == 0}
         )
 
+    def answers_to_open_fours(self, player: int) -> list[int]:
+        """Return the moves that may answer the opponent's threat of an open four (a move
+        after which two cells complete its line), ascending: every empty cell of the windows
+        that make one, and `player`'s own fours. None when there is no such threat, or when
+        lines are shorter than four (then every other mark threatens one)."""
+        windows, windows_of, k = (
+            self.geometry.windows,
+            self.geometry.windows_of,
+            self.geometry.rules.k,
+        )
+        cells, counts = self.cells, self.counts
+        opponent = 3 - player
+        if k < 4:
+            return []
+        answers: set[int] = set()
+        for index, window_counts in enumerate(counts):
+            if window_counts[opponent] != k - 2 or window_counts[player] != 0:
+                continue
+            for cell in windows[index]:
+                if cells[cell] != 0 or not self._makes_open_four(cell, opponent):
+                    continue
+                for through in windows_of[cell]:
+                    if counts[through][opponent] == k - 2 and counts[through][player] == 0:
+                        answers.update(other for other in windows[through] if cells[other] == 0)
+        if answers:
+            for index, window_counts in enumerate(counts):
+                if window_counts[player] == k - 2 and window_counts[opponent] == 0:
+                    answers.update(cell for cell in windows[index] if cells[cell] == 0)
+        return sorted(answers)
+
+    def _makes_open_four(self, cell: int, attacker: int) -> bool:
+        """Return whether `attacker` playing `cell` leaves two or more cells completing a line."""
+        windows, k = self.geometry.windows, self.geometry.rules.k
+        defender = 3 - attacker
+        completions = {
+            other
+            for through in self.geometry.windows_of[cell]
+            if self.counts[through][attacker] == k - 2 and self.counts[through][defender] == 0
+            for other in windows[through]
+            if other != cell and self.cells[other] == 0
+        }
+        return len(completions) >= 2
+
     def empty_cells(self) -> list[int]:
         """Return every empty cell, ascending."""
         return sorted(self.free)
