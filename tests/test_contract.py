@@ -20,6 +20,7 @@ from werkzeug.exceptions import default_exceptions
 from service.api.app_settings import AppSettings
 from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
 from service.game.legality import Illegality
+from service.game.moves import MovesProblem
 from service.game.rules import RulesProblem
 from service.ops.composition import create_service
 from service.ops.environment import Settings
@@ -116,7 +117,7 @@ def test_every_problem_code_the_service_can_give_is_documented() -> None:
     source = "\n".join(path.read_text() for path in (ROOT / "service").rglob("*.py"))
     raised = set(re.findall(r'(?:Problem|Busy)\(\s*\d{3},\s*"([a-z_]+)"', source))
     given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | raised
-    given |= {problem.code for problem in RulesProblem}
+    given |= {problem.code for problem in RulesProblem} | {problem.code for problem in MovesProblem}
     assert {"malformed_json", "not_ready", "invalid_request", MALFORMED_REQUEST} <= given
     assert given == DOCUMENTED_CODES
 

@@ -216,6 +216,24 @@ SCHEMA_FAILURES = [
         {"board": "X........", "player": "Z"},
         "player: player is 'X' or 'O' (either case) or null, not 'Z'",
     ),
+    (
+        "moves_type",
+        "/v1/move",
+        {"moves": "4,0"},
+        "moves: moves is a list of the cells played, in order, X first",
+    ),
+    (
+        "moves_cell",
+        "/v1/move",
+        {"moves": [4, "0"]},
+        "moves: move 1 is '0': a move is a cell's index, a whole number",
+    ),
+    (
+        "moves_cell",
+        "/v1/move?moves=4,a",
+        None,
+        "moves: move 1 is 'a': a move is a cell's index, a whole number",
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from service.game.legality import IllegalPosition
+from service.game.moves import InvalidMoves
 from service.game.rules import InvalidRules
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
@@ -110,9 +111,9 @@ class Problem(Exception):
 
 
 #: The failures of the domain and of validation that a request can cause, each answered 422.
-REQUEST_FAILURES = (ValidationError, InvalidRules, IllegalPosition)
+REQUEST_FAILURES = (ValidationError, InvalidRules, InvalidMoves, IllegalPosition)
 #: What a request can fail with: a problem raised on purpose, or one of REQUEST_FAILURES.
-RequestFailure = Problem | ValidationError | InvalidRules | IllegalPosition
+RequestFailure = Problem | ValidationError | InvalidRules | InvalidMoves | IllegalPosition
 
 
 def problem_for(error: RequestFailure) -> Problem:
@@ -125,14 +126,17 @@ def problem_for(error: RequestFailure) -> Problem:
     if isinstance(error, InvalidRules):
         loc = ["board"] if error.field == "board" else ["rules", error.field]
         return _unprocessable(error.problem.code, error.detail, loc)
+    if isinstance(error, InvalidMoves):
+        at: list[str | int] = ["moves"] if error.index is None else ["moves", error.index]
+        return _unprocessable(error.problem.code, error.detail, at)
     # A board no game reaches, or a player who is not to move.
     return _unprocessable(
         error.reason.code, error.detail, ["player" if error.about_player else "board"]
     )
 
 
-def _unprocessable(code: str, detail: str, loc: list[str]) -> Problem:
-    return Problem(422, code, detail, errors=[{"loc": loc, "msg": detail}])
+def _unprocessable(code: str, detail: str, loc: Sequence[str | int]) -> Problem:
+    return Problem(422, code, detail, errors=[{"loc": list(loc), "msg": detail}])
 
 
 def _invalid_request(error: ValidationError) -> Problem:
@@ -188,6 +192,8 @@ SENTENCES = {
         "a board of rows has 1 to {maximum} rows, each a list of the same 1 to {maximum} cells"
     ),
     "board_cell": "cell {index} is {value}: " + CELL_HELP + ", {index}",
+    "moves_type": "moves is a list of the cells played, in order, X first",
+    "moves_cell": "move {index} is {value}: a move is a cell's index, a whole number",
     "player": "player is 'X' or 'O' (either case) or null, not {value}",
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,7 +17,9 @@ from pydantic import (
     ValidationError,
     ValidatorFunctionWrapHandler,
     WrapValidator,
+    model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from service.api.app_settings import DEFAULT_BUDGET_MS
 from service.api.problems import describe, refusal
@@ -24,6 +27,7 @@ from service.game.analysis import SearchAnalysis
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
+from service.game.moves import InvalidMoves, MovesProblem, board_after
 from service.game.rules import MAX_SIDE, rules_for
 from service.game.search import Method, SearchResult
 
@@ -61,8 +65,14 @@ def _rows_of(value: Any) -> int | None:
     return None
 
 
+#: What stands for the board a request without `moves` lacks, so that it is refused there.
+NO_BOARD = object()
+
+
 def _flatten_board(value: Any) -> Any:
     """Turn the three accepted board shapes into one list of (index, cell) pairs."""
+    if value is NO_BOARD:
+        raise PydanticCustomError("missing", "Field required")
     if isinstance(value, str):
         if not 1 <= len(value) <= MAX_CELLS:
             raise refusal("board_text_length", maximum=MAX_CELLS, length=len(value))
@@ -90,6 +100,24 @@ def _parse_player(value: Any) -> Mark | None:
 #: A cell, validated with its index so that it may be given as its own index, and so that
 #: every error is located at the cell.
 Cells = tuple[Annotated[Mark | None, PlainValidator(_parse_cell)], ...]
+
+
+def _parse_moves(value: Any) -> tuple[int, ...] | None:
+    """A game as the cells played, in order; null is no list (the board is then required)."""
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple):
+        raise refusal("moves_type")
+    for index, cell in enumerate(value):
+        # bool is a subclass of int, but true is no cell index.
+        if not isinstance(cell, int) or isinstance(cell, bool):
+            raise refusal("moves_cell", index=index, value=describe(cell))
+    return tuple(value)
+
+
+#: A cell index of a query's comma-separated `moves`, read as a number; anything else is
+#: left as text for the validator to refuse.
+QUERY_MOVE = re.compile(r"-?[0-9]+")
 
 
 class ShapedCells(tuple[Mark | None, ...]):
@@ -139,7 +167,8 @@ class MoveRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    board: BoardCells
+    # Required unless `moves` gives the game (see _board_or_moves); a null board is refused.
+    board: BoardCells = None  # type: ignore[assignment]
     rules: RulesRequest | None = None
     # 'x' and 'o' too, so not the Mark enum itself.
     player: Annotated[Mark | None, PlainValidator(_parse_player)] = None
@@ -148,14 +177,35 @@ class MoveRequest(BaseModel):
     #: How long a search may take, for a game beyond the tables; None: the default. The range
     #: is the operator's to set, so it is checked where the settings are known.
     budget_ms: StrictInt | None = None
+    #: The game as the cells played, in order, X first: instead of `board`.
+    moves: Annotated[tuple[int, ...] | None, PlainValidator(_parse_moves)] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _board_or_moves(cls, data: Any) -> Any:
+        """Without `moves`, a request is validated as before they existed: its board is
+        required, its absence reported in its place beside any other field's failure."""
+        if isinstance(data, dict) and data.get("moves") is None and "board" not in data:
+            return {**data, "board": NO_BOARD}
+        return data
 
     def to_board(self) -> Board:
-        """Return the board under the rules named, or implied by its shape.
+        """Return the board under the rules named, or implied by its shape; or the board
+        the moves make, on the board the rules name (3x3 when they name no size).
 
         Raise InvalidRules, saying why, for rules outside the family or a board that does
-        not fit them.
+        not fit them; InvalidMoves for moves that no game plays, or moves with a board.
         """
         given = self.rules or NO_RULES
+        if self.moves is not None:
+            if self.board is not None:
+                raise InvalidMoves(
+                    MovesProblem.BOARD_AND_MOVES, "give the game as board or as moves, not both"
+                )
+            rows = given.rows or given.cols or 3
+            cols = given.cols or given.rows or 3
+            rules = rules_for(rows * cols, rows=rows, cols=cols, k=given.k, misere=given.misere)
+            return board_after(self.moves, rules)
         rules = rules_for(
             len(self.board),
             board_rows=self.board.rows,
@@ -184,6 +234,13 @@ class MoveRequest(BaseModel):
                 ],
             )
         fields: dict[str, Any] = {name: values[0] for name, values in query.items()}
+        if "moves" in fields:
+            # Comma-separated cells, as a list; an empty parameter is no move yet.
+            fields["moves"] = [
+                int(part) if QUERY_MOVE.fullmatch(part) else part
+                for part in fields["moves"].split(",")
+                if fields["moves"]
+            ]
         rules = {name: fields.pop(name) for name in RulesRequest.model_fields if name in fields}
         if rules:
             fields["rules"] = rules

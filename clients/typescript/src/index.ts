@@ -6,7 +6,7 @@ import type { components } from "./schema.js";
 
 type Schemas = components["schemas"];
 
-/** A board, its rules, and optionally who moves, the level, its seed and a search budget. */
+/** A board (or the game as its moves), its rules, and optionally who moves, the level, its seed and a search budget. */
 export type MoveRequest = Schemas["MoveRequest"];
 /** The rules a request may name; every field optional (the service fills in its defaults). */
 export type RulesInput = Schemas["RulesInput"];

@@ -233,12 +233,15 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A board in any of the accepted encodings, optionally its rules (a game of the m,n,k
+         * @description A board in any of the accepted encodings, or the game as the moves played
+         *     (`moves`, exactly one of the two), optionally its rules (a game of the m,n,k
          *     family; without them a 9-cell board is tic-tac-toe), optionally who is to move, and
-         *     for a board beyond 4x4 how long its search may take.
+         *     for a board beyond 4x4 how long its search may take. Without `moves`, `board` is
+         *     required (422 `invalid_request`); with both, 422 `board_and_moves`.
          */
         MoveRequest: {
-            board: components["schemas"]["Board"];
+            board?: components["schemas"]["Board"];
+            moves?: components["schemas"]["Moves"];
             rules?: components["schemas"]["RulesInput"] | null;
             /**
              * @description Who is to move when the mark counts are equal (X when absent or null). When the
@@ -249,6 +252,19 @@ export interface components {
             seed?: components["schemas"]["Seed"] | null;
             budget_ms?: components["schemas"]["BudgetMs"] | null;
         };
+        /**
+         * @description The game as the cells played, in order, X first: the answer is exactly the answer
+         *     to the board they make. The board's size comes from `rules` (`rows` and `cols`; one
+         *     of them names a square; 3x3 when neither is given). A cell off the board: 422
+         *     `move_out_of_range`; a cell played twice: `move_repeated`; a move after one that
+         *     completed a line: `move_after_end`. An empty list is the empty board.
+         * @example [
+         *       4,
+         *       0,
+         *       8
+         *     ]
+         */
+        Moves: number[];
         /**
          * @description How long a search may take, in milliseconds, for a game beyond 4x4: 250 when absent
          *     or null, at most the operator's `SEARCH_MAX_BUDGET_MS` (5,000 by default). Outside
@@ -478,7 +494,7 @@ export interface components {
              * @description Stable for programs. The codes of the game's rules and of the service's own checks come first (`both_players_lost` and `loser_not_last_to_move` are the misère forms of two rules); then one code for each error status the HTTP layer can give, so that no failure leaves with a code outside this list (most are never sent: see the table of errors in docs/API.md).
              * @enum {string}
              */
-            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
+            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
             /** @description For 422 answers, every reason with its location in the body; in a batch's slot of `results`, the location within that item. */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -501,6 +517,10 @@ export interface components {
          *     - `wrong_player`: `player` is not the side with fewer marks.
          *     - `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`, `board_does_not_fit`:
          *       the rules name no game of the family, or the board does not fit them.
+         *     - `move_out_of_range`, `move_repeated`, `move_after_end`: a game sent as `moves`
+         *       has a cell off the board, a cell played twice, or a move after a line was
+         *       completed; `errors` gives the move's place in the list, as ["moves", 3].
+         *     - `board_and_moves`: both `board` and `moves` were sent.
          *     - `budget_out_of_range`: `budget_ms` is below 1 or above the operator's maximum.
          *     - `batch_budget_exceeded` (in a batch's slot): this item's search would take the
          *       batch's searches past the maximum budget.
@@ -648,12 +668,18 @@ export type $defs = Record<string, never>;
 export interface operations {
     getMove: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The board as one character a cell (see BoardText), e.g. `XO.......`.
+                 * @description The board as one character a cell (see BoardText), e.g. `XO.......`; required
+                 *     unless `moves` is given.
                  * @example X...O....
                  */
-                board: components["schemas"]["BoardText"];
+                board?: components["schemas"]["BoardText"];
+                /**
+                 * @description Instead of `board`, the game as the cells played, comma-separated, X first
+                 *     (see Moves), e.g. `4,0,8`; empty for the empty board.
+                 */
+                moves?: string;
                 /** @description Who is to move when the mark counts are equal (X when absent). */
                 player?: components["schemas"]["PlayerInput"];
                 difficulty?: components["schemas"]["Difficulty"];

@@ -48,6 +48,13 @@ describe("against the live service", () => {
     expect(answer.next_player).toBe("O");
   });
 
+  it("answers a game sent as its moves as the board they make", async () => {
+    const byMoves = await client.move({ moves: [2, 0, 3, 7, 5, 8] });
+    expect(byMoves).toEqual(await client.move({ board: "O.XX.X.OO" }));
+    const refused = await failure(client.move({ moves: [4, 4] }));
+    expect(refused.code).toBe("move_repeated");
+  });
+
   it("ranks every move best first in an analysis", async () => {
     const analysis = await client.analysis({ board: "O.XX.X.OO" });
     expect(analysis.moves.map((ranked) => ranked.move)).toEqual([4, 1, 6]);
