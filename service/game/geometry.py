@@ -40,9 +40,10 @@ class Geometry:
             )
             for row, col in (divmod(cell, rules.cols) for cell in range(self.cells))
         ]
-        # A mark in a window worth 8 times one fewer: fuller windows dominate. (One weight
-        # more than marks fit, for the promise of a window a move has just completed.)
-        self.weights = [0] + [8 ** (count - 1) for count in range(1, rules.k + 2)]
+        # A mark in a window worth 4 times one fewer: fuller windows dominate (4 played
+        # better against Wine than 3, 5, 6, 8 or 12: docs/SEARCH.md). One weight more than
+        # marks fit, for the promise of a window a move has just completed.
+        self.weights = [0] + [4 ** (count - 1) for count in range(1, rules.k + 2)]
         #: What each cell's windows promise on the empty board (`SearchBoard.promise`).
         self.empty_promise = [self.weights[1] * 2 * len(windows) for windows in self.windows_of]
         rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
