@@ -13,9 +13,10 @@ Both sides get the same time a move. Each game starts from a different opening, 
 stones (X, O, X) within two cells of the centre chosen by a seeded generator (deterministic
 engines would otherwise play one game over and over), each opening played twice with the
 colours swapped, and is played to the end; the service's own board follows every move and
-decides it: five or more in a row wins (Gomocup's rule 0, freestyle). Beside the results:
-the search's nodes a second, and the brain's where it reports them (`MESSAGE ... NPS=`, as
-Wine does), medians over the moves.
+decides it: five or more in a row wins (Gomocup's rule 0, freestyle), or with `--variant
+standard` exactly five (rule 1: the brain is told, and an overline does not win). Beside
+the results: the search's nodes a second, and the brain's where it reports them
+(`MESSAGE ... NPS=`, as Wine does), medians over the moves.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -30,12 +31,12 @@ import statistics
 import subprocess
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
 from service.game.board import Board, GameStatus, Mark
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 from service.game.search import search
 from service.game.warmup import prepare
 
@@ -73,7 +74,8 @@ class Brain:
         self._send(f"{command_name} {size}")
         if self._answer() != "OK":
             raise BrainError(f"the brain cannot play {rules.describe()}")
-        for key, value in (("timeout_turn", budget_ms), ("timeout_match", 0), ("rule", 0)):
+        rule = rules.variant.gomocup_rule
+        for key, value in (("timeout_turn", budget_ms), ("timeout_match", 0), ("rule", rule)):
             self._send(f"INFO {key} {value}")
 
     def __enter__(self) -> Brain:
@@ -248,12 +250,19 @@ def main() -> None:
     parser.add_argument("brain", nargs="+", help="the brain's command line")
     parser.add_argument("--games", type=int, default=10, help="openings, each played as both sides")
     parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.FREESTYLE.value,
+        help="which lines win: five or more (freestyle), or exactly five (standard)",
+    )
     arguments = parser.parse_args()
+    rules = replace(GOMOKU, variant=Variant(arguments.variant))
     prepare()
     games = []
     for search_first in (True, False):
         for seed in range(arguments.games):
-            finished = play(arguments.brain, GOMOKU, seed, search_first, arguments.budget_ms)
+            finished = play(arguments.brain, rules, seed, search_first, arguments.budget_ms)
             print(finished, flush=True)
             games.append(finished)
     print(table(games, Path(arguments.brain[0]).name, arguments.budget_ms))

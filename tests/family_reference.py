@@ -28,6 +28,8 @@ class Game:
     cols: int
     k: int
     misere: bool = False
+    #: The standard variant: only a run of exactly k wins, an overline does not.
+    exact: bool = False
     _reachable: dict[str, set[tuple[str, str]]] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -37,20 +39,25 @@ class Game:
         return EMPTY * (self.rows * self.cols)
 
     def has_line(self, text: str, mark: str) -> bool:
-        """Return whether `mark` holds k in a row somewhere, counting cell by cell."""
+        """Return whether `mark` holds k in a row somewhere (exactly k in the standard
+        variant), counting cell by cell along every run from its first cell."""
         for row in range(self.rows):
             for col in range(self.cols):
                 for row_step, col_step in STEPS:
+                    if self.exact and self.holds(text, mark, row - row_step, col - col_step):
+                        continue  # not the first cell of its run
                     run = 0
                     r, c = row, col
-                    while 0 <= r < self.rows and 0 <= c < self.cols:
-                        if text[r * self.cols + c] != mark:
-                            break
+                    while self.holds(text, mark, r, c):
                         run += 1
-                        if run == self.k:
-                            return True
                         r, c = r + row_step, c + col_step
+                    if run == self.k or (run > self.k and not self.exact):
+                        return True
         return False
+
+    def holds(self, text: str, mark: str, row: int, col: int) -> bool:
+        """Return whether (row, col) is on the board and holds `mark`."""
+        return 0 <= row < self.rows and 0 <= col < self.cols and text[row * self.cols + col] == mark
 
     def finished(self, text: str) -> bool:
         """Return whether someone has a line or the board is full."""
@@ -165,7 +172,11 @@ def solve_every_position(game: Game) -> dict[tuple[int, int], tuple[int, int]]:
             free ^= cell_bit
             taken = mine | cell_bit
             cell = cell_bit.bit_length() - 1
-            if any(taken & mask == mask for mask in through[cell]):
+            if (
+                _run_through(game, taken, cell)
+                if game.exact
+                else any(taken & mask == mask for mask in through[cell])
+            ):
                 reply = (lost_by_mover_next, 0)
                 results[(taken, theirs) if x_moves else (theirs, taken)] = reply
             elif taken | theirs == full:
@@ -182,3 +193,19 @@ def solve_every_position(game: Game) -> dict[tuple[int, int], tuple[int, int]]:
 
     visit(0, 0)
     return results
+
+
+def _run_through(game: Game, taken: int, cell: int) -> bool:
+    """Return whether the cells `taken` make a run of exactly k through `cell` (the standard
+    variant's win), walking from it both ways in each direction."""
+    row, col = divmod(cell, game.cols)
+    for row_step, col_step in STEPS:
+        run = 1
+        for sign in (1, -1):
+            r, c = row + sign * row_step, col + sign * col_step
+            while 0 <= r < game.rows and 0 <= c < game.cols and taken >> (r * game.cols + c) & 1:
+                run += 1
+                r, c = r + sign * row_step, c + sign * col_step
+        if run == game.k:
+            return True
+    return False

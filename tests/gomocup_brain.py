@@ -1,5 +1,6 @@
 """A minimal Gomocup brain for the protocol driver's tests: it plays the first empty cell
-in reading order (or, with `--garbage`, answers nonsense). Run as its own process."""
+in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
+nonsense unless told `INFO rule N`). Run as its own process."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ def say(line: str) -> None:
 def main() -> None:
     """Answer the manager's commands on standard input until END."""
     garbage = "--garbage" in sys.argv
+    expected_rule = (
+        sys.argv[sys.argv.index("--expect-rule") + 1] if "--expect-rule" in sys.argv else None
+    )
     width = height = 0
     taken: set[tuple[int, int]] = set()
 
@@ -56,7 +60,11 @@ def main() -> None:
             move()
         elif command == "END":
             return
-        elif command != "INFO":
+        elif command == "INFO":
+            key, value = [*line.split(" "), "", ""][1:3]
+            if key == "rule" and expected_rule is not None and value != expected_rule:
+                garbage = True
+        else:
             say(f"UNKNOWN {line}")
 
 

@@ -24,9 +24,11 @@ from packaging.markers import Marker
 
 from scripts.servers import RunningServer
 from service.game.board import Board
+from service.game.rules import Rules
+from tests.family_reference import Game
 
 #: The rules every answer for a 3x3 board without `rules` names: today's game.
-CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False}
+CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False, "variant": "freestyle"}
 
 #: 15x15, five in a row, one X in the centre: a position only a search answers.
 GOMOKU_OPENING = "." * 112 + "X" + "." * 112
@@ -53,6 +55,20 @@ ServiceFactory = Callable[..., Flask]
 
 #: Starts `python -m service` on the session's tables: `serve(extra_env, ...)`.
 ServerStarter = Callable[..., RunningServer]
+
+
+def reference_game(rules: Rules) -> Game:
+    """Return the independent reference's game for the service's rules."""
+    return Game(rules.rows, rules.cols, rules.k, rules.misere, exact=rules.variant.exact_length)
+
+
+def gomoku_board(marks: dict[tuple[int, int], str], rules: Rules | None = None) -> Board:
+    """Return a 15x15 board (five in a row unless `rules` say otherwise) with these marks,
+    keyed by (row, column)."""
+    cells = ["."] * 225
+    for (row, col), mark in marks.items():
+        cells[row * 15 + col] = mark
+    return Board.from_text("".join(cells), rules or Rules(15, 15, 5))
 
 
 def board(*rows: str) -> Board:

@@ -13,7 +13,8 @@ from tests.family_reference import EMPTY, STEPS, Game, other
 
 
 def completes(game: Game, text: str, cell: int, mark: str) -> bool:
-    """Return whether `mark` on the empty `cell` makes k or more in a row through it."""
+    """Return whether `mark` on the empty `cell` makes k or more in a row through it
+    (exactly k in the standard variant)."""
     row, col = divmod(cell, game.cols)
     for row_step, col_step in STEPS:
         run = 1
@@ -22,7 +23,7 @@ def completes(game: Game, text: str, cell: int, mark: str) -> bool:
             while 0 <= r < game.rows and 0 <= c < game.cols and text[r * game.cols + c] == mark:
                 run += 1
                 r, c = r + direction * row_step, c + direction * col_step
-        if run >= game.k:
+        if run == game.k or (run > game.k and not game.exact):
             return True
     return False
 

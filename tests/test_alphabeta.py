@@ -17,11 +17,10 @@ import pytest
 from service.game import alphabeta
 from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 from service.game.search import EXACT_EMPTY_CELLS, Search, search
 from tests import search_reference as brute
-from tests.family_reference import Game
-from tests.helpers import FOURS_IN_SEVEN
+from tests.helpers import FOURS_IN_SEVEN, reference_game
 
 #: The games people play, misère, wide and short lines, and boards small enough to end.
 GAMES = [
@@ -31,13 +30,15 @@ GAMES = [
     Rules(6, 8, 3),
     Rules(5, 5, 4),
     Rules(4, 5, 3, misere=True),
+    Rules(9, 9, 5, variant=Variant.STANDARD),
+    Rules(6, 8, 3, variant=Variant.STANDARD),
 ]
 TIME = 600.0
 
 
 def positions(rules: Rules, seed: int, fewest: int, most: int) -> tuple[Board, Mark]:
     """Return a clustered legal position of `rules` with between `fewest` and `most` marks."""
-    game = Game(rules.rows, rules.cols, rules.k, rules.misere)
+    game = reference_game(rules)
     rng = random.Random(seed)
     while True:
         found = brute.clustered_position(game, rng, rng.randrange(fewest, most + 1))
@@ -102,7 +103,13 @@ def endgame(rules: Rules, seed: int) -> tuple[Board, Mark]:
 
 @pytest.mark.parametrize(
     "rules",
-    [Rules(5, 5, 4), Rules(4, 5, 4, misere=True), Rules(6, 6, 5), Rules(4, 6, 4)],
+    [
+        Rules(5, 5, 4),
+        Rules(4, 5, 4, misere=True),
+        Rules(6, 6, 5),
+        Rules(4, 6, 4),
+        Rules(5, 5, 3, variant=Variant.STANDARD),
+    ],
     ids=lambda rules: rules.describe(),
 )
 @pytest.mark.parametrize("seed", range(3))
@@ -140,7 +147,9 @@ def threat_position(rules: Rules, seed: int) -> tuple[Board, Mark]:
 
 
 @pytest.mark.parametrize(
-    "rules", [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4)], ids=lambda rules: rules.describe()
+    "rules",
+    [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4), Rules(11, 11, 4, variant=Variant.STANDARD)],
+    ids=lambda rules: rules.describe(),
 )
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("nodes", [7, 60, 100_000])
@@ -166,7 +175,9 @@ def open_four_threat(rules: Rules, seed: int) -> tuple[Board, Mark]:
 
 
 @pytest.mark.parametrize(
-    "rules", [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4)], ids=lambda rules: rules.describe()
+    "rules",
+    [*GAMES[:2], Rules(7, 7, 4), Rules(11, 11, 4), Rules(11, 11, 4, variant=Variant.STANDARD)],
+    ids=lambda rules: rules.describe(),
 )
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("nodes", [40, 3000])

@@ -96,7 +96,13 @@ def test_the_family_workloads_are_legal_unfinished_positions_the_service_answers
     for path, body in family_http.move_requests(family_http.FOUR_MISERE, boards):
         answer = client.post(path, data=body, content_type="application/json").get_json()
         assert answer["move"] is not None, body
-        assert answer["rules"] == {"rows": 4, "cols": 4, "k": 4, "misere": True}
+        assert answer["rules"] == {
+            "rows": 4,
+            "cols": 4,
+            "k": 4,
+            "misere": True,
+            "variant": "freestyle",
+        }
 
 
 def test_the_family_preparation_figures_agree_with_the_anchor() -> None:

@@ -17,8 +17,8 @@ from service.game.engine import Engine
 from service.game.rules import FAMILY, Rules
 from tests import reference
 from tests import search_reference as brute
-from tests.family_reference import Game, other
-from tests.helpers import board
+from tests.family_reference import other
+from tests.helpers import board, reference_game
 from tests.strategies import family_positions
 
 Policy = Callable[[Board, Mark], int]
@@ -358,7 +358,7 @@ def test_the_levels_keep_their_promises_on_big_boards(seed: int) -> None:
     rules = [Rules(15, 15, 5), Rules(9, 9, 5), Rules(7, 7, 4, misere=True), Rules(6, 8, 3)][
         seed % 4
     ]
-    game = Game(rules.rows, rules.cols, rules.k, rules.misere)
+    game = reference_game(rules)
     position = brute.clustered_position(game, random.Random(seed), 6 + seed % 15)
     if position is None:
         return

@@ -1,8 +1,9 @@
 """The m,n,k family in the game package: rules as data, legality, and exact solved tables.
 
-Every member small enough to walk (at most nine cells: 76 games) is held, position by
-position, to the independent reference in tests/family_reference.py; 4x4 is held to the
-facts known about it.
+Every member small enough to walk (at most nine cells: 89 games) is held, position by
+position, to the independent reference in tests/family_reference.py; the larger ones to a
+forward solve, and 4x4 to the facts known about it. The standard variant (exactly k in a
+row) has its own table wherever an overline fits on the board.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from service.game.rules import (
     InvalidRules,
     Rules,
     RulesProblem,
+    Variant,
+    line_ends,
     winning_lines,
 )
 from service.game.table import UNREACHABLE, Encoding, place_of, solve
-from tests.family_reference import Game, solve_every_position
+from tests.family_reference import solve_every_position
+from tests.helpers import reference_game
 
 #: Small enough to hold every board and every move to the string-walking reference.
 SMALL = [rules for rules in FAMILY if rules.cell_count <= 9]
@@ -37,19 +41,45 @@ def name(value: object) -> str:
     """Name a test case by its rules, e.g. 4x4k3-misere."""
     if not isinstance(value, Rules):
         return str(value)
-    return f"{value.rows}x{value.cols}k{value.k}{'-misere' if value.misere else ''}"
-
-
-def reference(rules: Rules) -> Game:
-    return Game(rules.rows, rules.cols, rules.k, rules.misere)
+    kind = "-misere" if value.misere else "-standard" if value.variant.exact_length else ""
+    return f"{value.rows}x{value.cols}k{value.k}{kind}"
 
 
 # --- the rules ---
 
 
-def test_the_family_up_to_4x4_has_100_members() -> None:
-    assert len(FAMILY) == len(set(FAMILY)) == 100
-    assert (len(SMALL), len(LARGE)) == (76, 24)
+def test_the_family_up_to_4x4_has_100_members_and_19_standard_games() -> None:
+    freestyle = [rules for rules in FAMILY if rules.variant is Variant.FREESTYLE]
+    standard = [rules for rules in FAMILY if rules.variant is Variant.STANDARD]
+    assert len(FAMILY) == len(set(FAMILY)) == len(freestyle) + len(standard)
+    assert (len(freestyle), len(standard)) == (100, 19)
+    assert (len(SMALL), len(LARGE)) == (89, 30)
+
+
+def test_the_standard_variant_has_a_table_of_its_own_exactly_where_an_overline_fits() -> None:
+    for rows, cols in itertools.product(range(1, 5), repeat=2):
+        for k in range(1, max(rows, cols) + 1):
+            standard = Rules(rows, cols, k, variant=Variant.STANDARD)
+            overline_fits = 1 < k < max(rows, cols)
+            assert (standard in FAMILY) is overline_fits
+            assert standard.same_game == (standard if overline_fits else Rules(rows, cols, k))
+
+
+def test_a_line_s_ends_are_the_cells_just_beyond_it_on_the_board() -> None:
+    rules = Rules(3, 4, 3)  # rows of four, columns and diagonals of three
+    ends = dict(zip(rules.lines, line_ends(3, 4, 3), strict=True))
+    assert ends[(0, 1, 2)] == (3,)
+    assert ends[(1, 2, 3)] == (0,)
+    assert ends[(5, 6, 7)] == (4,)
+    assert ends[(0, 4, 8)] == ends[(0, 5, 10)] == ends[(3, 6, 9)] == ()
+    assert dict(zip(Rules(4, 4, 2).lines, line_ends(4, 4, 2), strict=True))[(5, 10)] == (0, 15)
+
+
+def test_misere_is_refused_with_any_variant_but_freestyle() -> None:
+    with pytest.raises(InvalidRules) as refused:
+        Rules(4, 4, 3, misere=True, variant=Variant.STANDARD)
+    assert refused.value.problem is RulesProblem.VARIANT_WITH_MISERE
+    assert refused.value.field == "variant"
 
 
 @pytest.mark.parametrize(
@@ -113,6 +143,13 @@ def test_k_defaults_to_the_shorter_side_or_five() -> None:
         (Rules(4, 4, 4), "XXX.OOO.........", GameStatus.IN_PROGRESS),
         (Rules(2, 2, 1, misere=True), "O...", GameStatus.X_WON),
         (Rules(1, 3, 3), "XOX", GameStatus.DRAW),
+        # The standard variant: exactly k; an overline, in any direction, does not count.
+        (Rules(1, 4, 3, variant=Variant.STANDARD), "XXXO", GameStatus.X_WON),
+        (Rules(1, 4, 3, variant=Variant.STANDARD), "XXXX", GameStatus.DRAW),
+        (Rules(4, 4, 3, variant=Variant.STANDARD), "XXXXOO.OO.......", GameStatus.IN_PROGRESS),
+        (Rules(4, 4, 3, variant=Variant.STANDARD), "X...OX..O.X....X", GameStatus.IN_PROGRESS),
+        (Rules(4, 4, 3, variant=Variant.STANDARD), "X...OX..O.X.....", GameStatus.X_WON),
+        (Rules(4, 4, 3, variant=Variant.STANDARD), "XXXXOOO.O.......", GameStatus.O_WON),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )
@@ -133,7 +170,7 @@ def test_a_board_has_as_many_cells_as_its_rules_say() -> None:
 
 @pytest.mark.parametrize("rules", SMALL, ids=name)
 def test_the_legality_rules_are_exactly_the_boards_play_reaches(rules: Rules) -> None:
-    reached = {text for text, _ in reference(rules).reachable()}
+    reached = {text for text, _ in reference_game(rules).reachable()}
     for cells in itertools.product("XO.", repeat=rules.cell_count):
         text = "".join(cells)
         try:
@@ -171,7 +208,7 @@ def test_the_table_scores_exactly_the_reachable_positions_as_the_reference_does(
     rules: Rules,
 ) -> None:
     """Every reachable position's score and best moves; nothing unreachable is scored."""
-    game = reference(rules)
+    game = reference_game(rules)
     engine = Engine({rules: solve(rules)})
     table = solve(rules)
     reachable = game.reachable()
@@ -188,7 +225,7 @@ def test_the_table_scores_exactly_the_reachable_positions_as_the_reference_does(
 @pytest.mark.parametrize("rules", LARGE, ids=name)
 def test_every_position_of_the_larger_games_scores_as_a_forward_solve_does(rules: Rules) -> None:
     """All of 3x4, 4x3 and 4x4: every position a game with X starting reaches, none else."""
-    solved = solve_every_position(reference(rules))
+    solved = solve_every_position(reference_game(rules))
     table = solve(rules)
     assert int(np.count_nonzero(table != UNREACHABLE)) == len(solved)
     x_cells = np.fromiter((x for x, _ in solved), dtype=np.int64, count=len(solved))

@@ -14,7 +14,13 @@ from tests.helpers import CLASSIC_RULES, ServiceFactory, post_move
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
-    return {"rows": rules.rows, "cols": rules.cols, "k": rules.k, "misere": rules.misere}
+    return {
+        "rows": rules.rows,
+        "cols": rules.cols,
+        "k": rules.k,
+        "misere": rules.misere,
+        "variant": rules.variant.value,
+    }
 
 
 @pytest.mark.parametrize("rules", [r for r in FAMILY if r.cell_count <= 12], ids=str)
@@ -85,7 +91,7 @@ def test_the_cacheable_get_takes_the_rules_as_query_parameters(client: FlaskClie
     query = "/v1/move?board=X...O...........&k=3&misere=1"
     answer = client.get(query)
     assert answer.status_code == 200
-    assert answer.get_json()["rules"] == {"rows": 4, "cols": 4, "k": 3, "misere": True}
+    assert answer.get_json()["rules"] == rules_json(Rules(4, 4, 3, misere=True))
     posted = post_move(client, {"board": "X...O...........", "rules": {"k": 3, "misere": True}})
     assert answer.get_json() == posted
     again = client.get(query, headers={"If-None-Match": answer.headers["ETag"]})

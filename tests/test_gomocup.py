@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.gomocup import BrainError, opening, play, table
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 
 BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
 GOMOKU = Rules(15, 15, 5)
@@ -29,6 +29,15 @@ def test_a_game_against_a_brain_is_played_to_its_end(search_first: bool) -> None
 def test_a_brain_that_answers_no_move_is_an_error() -> None:
     with pytest.raises(BrainError, match="not a move"):
         play([*BRAIN, "--garbage"], GOMOKU, seed=0, search_first=False, budget_ms=20)
+
+
+def test_the_brain_is_told_the_variant_by_its_gomocup_rule() -> None:
+    standard = Rules(15, 15, 5, variant=Variant.STANDARD)
+    told_standard = [*BRAIN, "--expect-rule", "1"]
+    game = play(told_standard, standard, seed=0, search_first=True, budget_ms=20)
+    assert game.result == "win"
+    with pytest.raises(BrainError, match="not a move"):
+        play(told_standard, GOMOKU, seed=0, search_first=True, budget_ms=20)
 
 
 def test_openings_differ_by_seed_and_stay_near_the_centre() -> None:

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
 from service.game.engine import Engine
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 from service.game.search import EXACT_EMPTY_CELLS, Method, Search, search
 from tests import search_reference as brute
 from tests.family_reference import Game, other
+from tests.helpers import gomoku_board, reference_game
 from tests.strategies import family_positions
 
 #: Boards of the kinds people play, and a few odd ones: wide, narrow, short lines.
@@ -29,14 +30,13 @@ BIG_GAMES = [
     Rules(5, 5, 4),
     Rules(6, 9, 4),
     Rules(5, 12, 3),
+    # Exactly k in a row: an overline neither wins nor threatens.
+    Rules(9, 9, 5, variant=Variant.STANDARD),
+    Rules(6, 9, 4, variant=Variant.STANDARD),
 ]
 #: Generous: the tactics must not depend on the time they get, so nodes bound the tests.
 TIME = 60.0
 NODES = 3000
-
-
-def game_of(rules: Rules) -> Game:
-    return Game(rules.rows, rules.cols, rules.k, rules.misere)
 
 
 def positions_where(predicate: str, count: int, seed: int = 1) -> Iterator[tuple[Rules, str, str]]:
@@ -45,7 +45,7 @@ def positions_where(predicate: str, count: int, seed: int = 1) -> Iterator[tuple
     found = 0
     for attempt in itertools.count():
         rules = BIG_GAMES[attempt % len(BIG_GAMES)]
-        game = game_of(rules)
+        game = reference_game(rules)
         position = brute.clustered_position(game, rng, rng.randrange(4, 2 * rules.k + 12))
         if position is None:
             continue
@@ -85,7 +85,7 @@ def searched(rules: Rules, text: str, mover: str) -> tuple[int, bool, int | None
 )
 def test_a_win_in_one_is_never_missed(rules: Rules, text: str, mover: str) -> None:
     move, proven, score, _ = searched(rules, text, mover)
-    assert brute.completes(game_of(rules), text, move, mover)
+    assert brute.completes(reference_game(rules), text, move, mover)
     assert (proven, score) == (True, rules.max_score - 1)
 
 
@@ -96,7 +96,7 @@ def test_a_lone_threat_is_always_blocked_when_no_win_comes_first(
     rules: Rules, text: str, mover: str
 ) -> None:
     move, _, _, _ = searched(rules, text, mover)
-    assert [move] == brute.wins_at_once(game_of(rules), text, other(mover))
+    assert [move] == brute.wins_at_once(reference_game(rules), text, other(mover))
 
 
 @pytest.mark.parametrize(
@@ -105,7 +105,7 @@ def test_a_lone_threat_is_always_blocked_when_no_win_comes_first(
 def test_two_threats_are_a_proven_loss_in_two(rules: Rules, text: str, mover: str) -> None:
     move, proven, score, method = searched(rules, text, mover)
     assert (proven, score, method) == (True, 2 - rules.max_score, Method.RULES)
-    assert move in brute.wins_at_once(game_of(rules), text, other(mover))
+    assert move in brute.wins_at_once(reference_game(rules), text, other(mover))
 
 
 @pytest.mark.parametrize(
@@ -113,7 +113,7 @@ def test_two_threats_are_a_proven_loss_in_two(rules: Rules, text: str, mover: st
 )
 def test_every_win_in_three_is_found_and_proven(rules: Rules, text: str, mover: str) -> None:
     move, proven, score, method = searched(rules, text, mover)
-    assert brute.wins_in_three(game_of(rules), text, mover, move)
+    assert brute.wins_in_three(reference_game(rules), text, mover, move)
     assert (proven, score, method) == (True, rules.max_score - 3, Method.THREATS)
 
 
@@ -219,13 +219,23 @@ def test_eight_empty_cells_or_fewer_are_solved_exactly_up_to_4x4(
     )
 
 
-@pytest.mark.parametrize("rules", [Rules(5, 5, 4), Rules(6, 6, 4), Rules(5, 7, 3, misere=True)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(5, 5, 4),
+        Rules(6, 6, 4),
+        Rules(5, 7, 3, misere=True),
+        Rules(5, 5, 3, variant=Variant.STANDARD),
+        Rules(6, 6, 4, variant=Variant.STANDARD),
+    ],
+    ids=lambda rules: rules.describe(),
+)
 @pytest.mark.parametrize("seed", range(4))
 def test_eight_empty_cells_or_fewer_are_solved_exactly_on_bigger_boards(
     rules: Rules, seed: int
 ) -> None:
-    """Against exhaustive play by the independent reference, misère included."""
-    game = game_of(rules)
+    """Against exhaustive play by the independent reference, misère and standard included."""
+    game = reference_game(rules)
     rng = random.Random(seed)
     while True:
         position = brute.clustered_position(game, rng, rules.cell_count - EXACT_EMPTY_CELLS)
@@ -242,7 +252,7 @@ def test_eight_empty_cells_or_fewer_are_solved_exactly_on_bigger_boards(
 @pytest.mark.parametrize("seed", range(3))
 def test_an_exact_search_stays_exact_when_its_table_overflows(rules: Rules, seed: int) -> None:
     """A table of four slots forgets nearly everything: the proof only takes longer."""
-    game = game_of(rules)
+    game = reference_game(rules)
     rng = random.Random(seed + 100)
     while True:
         position = brute.clustered_position(game, rng, rules.cell_count - EXACT_EMPTY_CELLS)
@@ -261,7 +271,7 @@ def test_an_exact_search_stays_exact_when_its_table_overflows(rules: Rules, seed
 @pytest.mark.parametrize("seed", range(30))
 def test_under_misere_no_move_completes_its_own_line_needlessly(seed: int) -> None:
     rules = [Rules(7, 7, 4, misere=True), Rules(9, 9, 5, misere=True)][seed % 2]
-    game = game_of(rules)
+    game = reference_game(rules)
     position = brute.clustered_position(game, random.Random(seed), 20 + seed)
     if position is None:
         return
@@ -287,7 +297,7 @@ def crowded_misere_position(seed: int) -> tuple[str, str]:
     """Return a 15x15 misère (three in a row) position reached by random play that never
     completes a line while it can help it, stopped once the mover has more than 16 cells that
     would complete its own line (the candidates a heuristic node keeps) and a safe cell."""
-    game = game_of(Rules(15, 15, 3, misere=True))
+    game = reference_game(Rules(15, 15, 3, misere=True))
     rng = random.Random(seed)
     text, mover = "." * 225, "X"
     while True:
@@ -309,7 +319,7 @@ def test_under_misere_a_crowd_of_losing_cells_never_crowds_out_the_safe_ones(
 ) -> None:
     rules = Rules(15, 15, 3, misere=True)
     text, mover = (CROWDED_MISERE, "X") if seed == 0 else crowded_misere_position(seed)
-    game = game_of(rules)
+    game = reference_game(rules)
     free = brute.empties(text)
     losing = {cell for cell in free if brute.completes(game, text, cell, mover)}
     assert len(losing) > 16
@@ -447,14 +457,6 @@ def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
 
 
 # --- Against a threat of an open four, only its answers ---
-
-
-def gomoku_board(marks: dict[tuple[int, int], str]) -> Board:
-    """Return a 15x15 five-in-a-row board with these marks, keyed by (row, column)."""
-    cells = ["."] * 225
-    for (row, col), mark in marks.items():
-        cells[row * 15 + col] = mark
-    return Board.from_text("".join(cells), Rules(15, 15, 5))
 
 
 def cells_at(*places: tuple[int, int]) -> set[int]:

@@ -19,7 +19,7 @@ from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS
 from tests import search_reference as brute
 from tests.family_reference import Game, move_results
-from tests.helpers import FOURS_IN_SEVEN, GOMOKU_OPENING, post_move
+from tests.helpers import FOURS_IN_SEVEN, GOMOKU_OPENING, post_move, reference_game
 
 #: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
 OPEN_FOUR = "...............XXXX...OOO................O......."
@@ -112,7 +112,7 @@ def test_few_empty_cells_are_solved_exactly_and_every_move_analysed(
     client: FlaskClient, rules: Rules, seed: int
 ) -> None:
     """Against exhaustive play by the independent reference: the move and every ranked move."""
-    game = Game(rules.rows, rules.cols, rules.k, rules.misere)
+    game = reference_game(rules)
     rng = random.Random(seed)
     position = None
     while position is None:

@@ -28,7 +28,7 @@ from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
 from service.game.moves import InvalidMoves, MovesProblem, board_after
-from service.game.rules import MAX_SIDE, rules_for
+from service.game.rules import MAX_SIDE, Variant, rules_for
 from service.game.search import Method, SearchResult
 
 #: A mark in either case: clients write 'x' as often as 'X', which Mark's values do not know.
@@ -156,6 +156,7 @@ class RulesRequest(BaseModel):
     cols: StrictInt | None = None
     k: StrictInt | None = None
     misere: StrictBool = False
+    variant: Variant = Variant.FREESTYLE
 
 
 #: A request without `rules`: every rule from the board's shape, or the defaults.
@@ -204,7 +205,14 @@ class MoveRequest(BaseModel):
                 )
             rows = given.rows or given.cols or 3
             cols = given.cols or given.rows or 3
-            rules = rules_for(rows * cols, rows=rows, cols=cols, k=given.k, misere=given.misere)
+            rules = rules_for(
+                rows * cols,
+                rows=rows,
+                cols=cols,
+                k=given.k,
+                misere=given.misere,
+                variant=given.variant,
+            )
             return board_after(self.moves, rules)
         rules = rules_for(
             len(self.board),
@@ -213,6 +221,7 @@ class MoveRequest(BaseModel):
             cols=given.cols,
             k=given.k,
             misere=given.misere,
+            variant=given.variant,
         )
         return Board(tuple(self.board), rules)
 
@@ -258,6 +267,7 @@ class RulesResponse(BaseModel):
     cols: int
     k: int
     misere: bool
+    variant: Variant
 
 
 class SearchResponse(BaseModel):

@@ -54,8 +54,8 @@ Ints = npt.NDArray[np.int64]
 
 #: A game as the compiled search takes it: windows (W x k), windows_of (cells x most, -1
 #: padded), near (cells x most, -1 padded), weights, Zobrist keys (cells x 3), the centre
-#: cell, k.
-GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int]
+#: cell, k, and each window's ends that its holder must not hold (W x 2, -1 padded).
+GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int, Ints]
 
 
 class Kernel(NamedTuple):
@@ -121,6 +121,17 @@ def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
+def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
+    """Return whether `player`'s line in `window` would count: it holds no end of it."""
+    ends = geometry[7]
+    for side in range(2):
+        end = ends[window, side]
+        if end >= 0 and cells[end] == player:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
     windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
     counts, promise, scalars = state[1], state[3], state[4]
@@ -135,7 +146,7 @@ def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-de
         theirs = counts[window, other]
         after = before + step
         counts[window, player] = after
-        if after == k:
+        if after == k and _counts(geometry, state[0], window, player):
             completed = True
         scalars[0] += sign * (
             _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
@@ -187,7 +198,11 @@ def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
     marked = np.zeros(cells.shape[0], dtype=np.bool_)
     found = 0
     for window in range(windows.shape[0]):
-        if counts[window, player] == k - 1 and counts[window, 3 - player] == 0:
+        if (
+            counts[window, player] == k - 1
+            and counts[window, 3 - player] == 0
+            and _counts(geometry, cells, window, player)
+        ):
             for member in range(k):
                 cell = windows[window, member]
                 if cells[cell] == 0 and not marked[cell]:
@@ -329,7 +344,11 @@ def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untype
         window = windows_of[cell, slot]
         if window < 0:
             break
-        if counts[window, attacker] == k - 2 and counts[window, defender] == 0:
+        if (
+            counts[window, attacker] == k - 2
+            and counts[window, defender] == 0
+            and _counts(geometry, cells, window, attacker)
+        ):
             for member in range(k):
                 other = windows[window, member]
                 if other != cell and cells[other] == 0:
@@ -362,7 +381,11 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
                 through = windows_of[cell, slot]
                 if through < 0:
                     break
-                if counts[through, opponent] == k - 2 and counts[through, player] == 0:
+                if (
+                    counts[through, opponent] == k - 2
+                    and counts[through, player] == 0
+                    and _counts(geometry, cells, through, opponent)
+                ):
                     count += _mark_empties(windows, cells, through, chosen)
     if count > 0:
         for window in range(windows.shape[0]):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from service.game.rules import CLASSIC, Line, Rules
@@ -96,20 +96,25 @@ class Board:
         return tuple(line for line, owner in self._held_lines() if owner is mark)
 
     def completing(self, mark: Mark) -> tuple[int, ...]:
-        """Return the empty cells where `mark` would complete a line, ascending."""
-        cells = self.cells
-        if self.rules.k == 1:
+        """Return the empty cells where `mark` would complete a line that counts, ascending."""
+        cells, rules = self.cells, self.rules
+        if rules.k == 1:
             return self.empty_cells()  # every empty cell is a line of its own
         # Such a line holds k - 1 of `mark`'s marks, so it runs through one of them.
         found = set()
+        ends = rules.line_index.ends
         for line in {
             line
             for cell, held in enumerate(cells)
             if held is mark
-            for line in self.rules.line_index.through[cell]
+            for line in rules.line_index.through[cell]
         }:
             empty = [i for i in line if cells[i] is None]
-            if len(empty) == 1 and all(cells[i] in (mark, None) for i in line):
+            if (
+                len(empty) == 1
+                and all(cells[i] in (mark, None) for i in line)
+                and rules.counts(ends[line], self._holder(mark))
+            ):
                 found.add(empty[0])
         return tuple(sorted(found))
 
@@ -126,15 +131,22 @@ class Board:
         return GameStatus.IN_PROGRESS if None in self.cells else GameStatus.DRAW
 
     def _held_lines(self) -> Iterator[tuple[Line, Mark]]:
-        """Yield every line one player holds completely, with its holder, in ascending order.
+        """Yield every line one player holds completely and that counts under the variant,
+        with its holder, in ascending order.
 
         A held line starts on a marked cell: only those cells' lines are looked at, so a
         sparse board of 15x15 costs a few lines, not its hundreds.
         """
-        cells = self.cells
-        starting_at = self.rules.line_index.starting_at
+        cells, rules = self.cells, self.rules
+        starting_at, ends = rules.line_index.starting_at, rules.line_index.ends
         for cell, mark in enumerate(cells):
             if mark is not None:
                 for line in starting_at[cell]:
-                    if all(cells[i] is mark for i in line):
+                    if all(cells[i] is mark for i in line) and rules.counts(
+                        ends[line], self._holder(mark)
+                    ):
                         yield line, mark
+
+    def _holder(self, mark: Mark) -> Callable[[int], bool]:
+        """Return whether `mark` holds a cell, as a function of the cell."""
+        return lambda cell: self.cells[cell] is mark

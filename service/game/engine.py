@@ -162,8 +162,9 @@ class Engine:
         return cls({rules: solve(rules) for rules in games})
 
     def holds(self, rules: Rules) -> bool:
-        """Return whether a game is answered from its table; any other is searched."""
-        return rules in self._tables
+        """Return whether a game is answered from its table (its own, or the one of the
+        game it plays the same as); any other is searched."""
+        return rules.same_game in self._tables
 
     def answers_every_game(self) -> bool:
         """Return whether this engine answers every game of the family."""
@@ -171,7 +172,7 @@ class Engine:
 
     def score(self, board: Board, side_to_move: Mark) -> int | None:
         """Return a position's exact score for the side to move, or None if no game reaches it."""
-        found = int(self._tables[board.rules][place_of(board, side_to_move)])
+        found = int(self._tables[board.rules.same_game][place_of(board, side_to_move)])
         return None if found == UNREACHABLE else found
 
     def position(self, board: Board, requested: Mark | None = None) -> Position:
@@ -195,7 +196,7 @@ class Engine:
 
     def move_scores(self, board: Board, side_to_move: Mark) -> dict[int, int]:
         """Return what each legal move of a board in progress is worth to its mover."""
-        table = self._tables[board.rules]
+        table = self._tables[board.rules.same_game]
         # The opponent, who moves next, sees the new mark as the other side's: digit 2.
         opponent_place = place_of(board, side_to_move.opponent)
         return {

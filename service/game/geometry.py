@@ -10,7 +10,7 @@ import random
 import numpy as np
 
 from service.game import alphabeta
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant, line_ends
 
 #: How far, in king moves, a cell may be from a mark to be a candidate of the heuristic search.
 CANDIDATE_DISTANCE = 2
@@ -24,6 +24,12 @@ class Geometry:
         self.cells = rules.cell_count
         #: Every k-cell window, the lines of the rules; the windows each cell lies in.
         self.windows = rules.lines
+        #: For each window, the cells beyond its ends that its holder must not hold for it
+        #: to count: under the standard variant its ends (no overline), else none.
+        self.ends: list[tuple[int, ...]] = [
+            ends if rules.variant.exact_length else ()
+            for ends in line_ends(rules.rows, rules.cols, rules.k)
+        ]
         self.windows_of: list[list[int]] = [[] for _ in range(self.cells)]
         for index, window in enumerate(self.windows):
             for cell in window:
@@ -63,12 +69,16 @@ class Geometry:
             np.array(self.keys, dtype=np.uint64),
             self.centre,
             k,
+            _padded(self.ends, width=2),
         )
 
 
-def _padded(rows: list[list[int]] | list[tuple[int, ...]]) -> alphabeta.Ints:
-    """Return lists of cells as one array, each row filled up with -1."""
-    widest = max(len(row) for row in rows)
+def _padded(
+    rows: list[list[int]] | list[tuple[int, ...]], *, width: int | None = None
+) -> alphabeta.Ints:
+    """Return lists of cells as one array, each row filled up with -1 (to `width` cells, or
+    the longest row's)."""
+    widest = max(len(row) for row in rows) if width is None else width
     padded = np.full((len(rows), widest), -1, dtype=np.int64)
     for at, row in enumerate(rows):
         padded[at, : len(row)] = row
@@ -82,10 +92,12 @@ GEOMETRIES_KEPT = 32
 
 def geometry_of(rules: Rules) -> Geometry:
     """Return a game's geometry, kept for the GEOMETRIES_KEPT games searched last (it costs
-    ms to make); a game and its misère form share one, as they share their lines."""
-    return _geometry(rules.rows, rules.cols, rules.k)
+    ms to make); a game and its misère form share one, as they share their lines, and so do
+    the variants where they play the same game."""
+    same = rules.same_game
+    return _geometry(same.rows, same.cols, same.k, same.variant)
 
 
 @functools.lru_cache(maxsize=GEOMETRIES_KEPT)
-def _geometry(rows: int, cols: int, k: int) -> Geometry:
-    return Geometry(Rules(rows, cols, k))
+def _geometry(rows: int, cols: int, k: int, variant: Variant) -> Geometry:
+    return Geometry(Rules(rows, cols, k, variant=variant))

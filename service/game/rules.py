@@ -1,15 +1,24 @@
-"""The rules of one member of the m,n,k family: board shape, line length, normal or misère.
+"""The rules of one member of the m,n,k family: board shape, line length, variant, normal or
+misère.
 
 A line is `k` consecutive cells in a row, a column, a diagonal or an anti-diagonal. A move
 that completes at least one line ends the game: under normal rules its mover wins, under
 misère its mover loses. A full board with no line is a draw. Cells are numbered in
 row-major order, 0 at the top left.
+
+The variant says which lines count. Under `freestyle` every line does, so a run longer than
+k wins too. Under `standard` only a run of exactly k does: a line whose mover also holds a
+cell just beyond either of its ends (its *ends*, `line_ends`) is part of an overline and
+does not count.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 
 from service.game.refusals import Reason, Refusal
 
@@ -28,6 +37,23 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 Line = tuple[int, ...]
 
 
+class Variant(enum.Enum):
+    """Which lines win: any run of k or more (freestyle), or exactly k (standard)."""
+
+    FREESTYLE = "freestyle"
+    STANDARD = "standard"
+
+    @property
+    def exact_length(self) -> bool:
+        """Return whether a run longer than k (an overline) does not count."""
+        return self is Variant.STANDARD
+
+    @property
+    def gomocup_rule(self) -> int:
+        """Return the code Gomocup's protocol names this variant by (`INFO rule`)."""
+        return {Variant.FREESTYLE: 0, Variant.STANDARD: 1}[self]
+
+
 class RulesProblem(Reason):
     """A reason why rules name no game the service plays."""
 
@@ -35,6 +61,7 @@ class RulesProblem(Reason):
     COLS_OUT_OF_RANGE = "cols_out_of_range"
     K_OUT_OF_RANGE = "k_out_of_range"
     BOARD_DOES_NOT_FIT = "board_does_not_fit"
+    VARIANT_WITH_MISERE = "variant_with_misere"
 
 
 class InvalidRules(Refusal):
@@ -51,17 +78,20 @@ class InvalidRules(Refusal):
             RulesProblem.ROWS_OUT_OF_RANGE: "rows",
             RulesProblem.COLS_OUT_OF_RANGE: "cols",
             RulesProblem.K_OUT_OF_RANGE: "k",
+            RulesProblem.VARIANT_WITH_MISERE: "variant",
         }.get(self.problem, "board")
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """One game of the family: a `rows` x `cols` board, `k` in a line, normal or misère."""
+    """One game of the family: a `rows` x `cols` board, `k` in a line, normal or misère,
+    and which lines count (the variant)."""
 
     rows: int = 3
     cols: int = 3
     k: int = 3
     misere: bool = False
+    variant: Variant = Variant.FREESTYLE
 
     def __post_init__(self) -> None:
         # One check per bound, each with its own reason, so a caller learns exactly what to fix.
@@ -82,11 +112,24 @@ class Rules:
                 f"k is {self.k}, but on a {self.rows}x{self.cols} board a line is 1 to "
                 f"{longest} cells long",
             )
+        if self.misere and self.variant is not Variant.FREESTYLE:
+            raise InvalidRules(
+                RulesProblem.VARIANT_WITH_MISERE,
+                f"misère is played freestyle only, not with variant {self.variant.value}",
+            )
 
     @classmethod
-    def of(cls, rows: int, cols: int, k: int | None = None, *, misere: bool = False) -> Rules:
+    def of(
+        cls,
+        rows: int,
+        cols: int,
+        k: int | None = None,
+        *,
+        misere: bool = False,
+        variant: Variant = Variant.FREESTYLE,
+    ) -> Rules:
         """Return the rules with `k` defaulting to the shorter side, or five in a row."""
-        return cls(rows, cols, min(rows, cols, DEFAULT_K) if k is None else k, misere)
+        return cls(rows, cols, min(rows, cols, DEFAULT_K) if k is None else k, misere, variant)
 
     @property
     def cell_count(self) -> int:
@@ -112,6 +155,19 @@ class Rules:
         """Return the lines indexed by cell: those each cell starts, and those through it."""
         return line_index(self.rows, self.cols, self.k)
 
+    @property
+    def same_game(self) -> Rules:
+        """Return the plainest rules that play this very game: freestyle when no line has
+        an end on the board (no overline fits), so that both share one table."""
+        if self.variant is Variant.FREESTYLE or not any(line_ends(self.rows, self.cols, self.k)):
+            return Rules(self.rows, self.cols, self.k, self.misere)
+        return self
+
+    def counts(self, ends: tuple[int, ...], holds: Callable[[int], bool]) -> bool:
+        """Return whether a line held by one side counts, given its `ends` and whether that
+        side `holds` a cell: always in freestyle; in standard unless it holds an end."""
+        return not self.variant.exact_length or not any(holds(end) for end in ends)
+
     def coordinates(self, index: int) -> tuple[int, int]:
         """Return the (row, column) of a cell index."""
         return divmod(index, self.cols)
@@ -119,7 +175,8 @@ class Rules:
     def describe(self) -> str:
         """Return the rules in words, e.g. '4x4, 3 in a row, misère'."""
         kind = ", misère" if self.misere else ""
-        return f"{self.rows}x{self.cols}, {self.k} in a row{kind}"
+        exactly = "exactly " if self.variant.exact_length else ""
+        return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{kind}"
 
 
 #: How many games' lines one process keeps (up to about 60 KB each on 15x15): every game of
@@ -149,6 +206,28 @@ def winning_lines(rows: int, cols: int, k: int) -> tuple[Line, ...]:
     return tuple(sorted(found))
 
 
+@lru_cache(maxsize=LINES_KEPT)
+def line_ends(rows: int, cols: int, k: int) -> tuple[tuple[int, ...], ...]:
+    """Return, for each line of `winning_lines` in its order, the cells on the board just
+    beyond its two ends, along its direction (none for a line of one cell: it has no
+    direction)."""
+    found: list[tuple[int, ...]] = []
+    for line in winning_lines(rows, cols, k):
+        if k == 1:
+            found.append(())
+            continue
+        (row, col), (next_row, next_col) = (divmod(cell, cols) for cell in line[:2])
+        row_step, col_step = next_row - row, next_col - col
+        beyond = (
+            (row - row_step, col - col_step),
+            (row + row_step * k, col + col_step * k),
+        )
+        found.append(
+            tuple(row * cols + col for row, col in beyond if 0 <= row < rows and 0 <= col < cols)
+        )
+    return tuple(found)
+
+
 @dataclass(frozen=True, slots=True)
 class LineIndex:
     """A game's lines indexed by cell, so that a board looks only at lines its marks are on."""
@@ -158,6 +237,8 @@ class LineIndex:
     starting_at: tuple[tuple[Line, ...], ...]
     #: For each cell, the lines through it.
     through: tuple[tuple[Line, ...], ...]
+    #: For each line, the cells just beyond its ends (`line_ends`).
+    ends: Mapping[Line, tuple[int, ...]]
 
 
 @lru_cache(maxsize=LINES_KEPT)
@@ -173,6 +254,7 @@ def line_index(rows: int, cols: int, k: int) -> LineIndex:
     return LineIndex(
         tuple(tuple(cell_lines) for cell_lines in starting_at),
         tuple(tuple(cell_lines) for cell_lines in through),
+        MappingProxyType(dict(zip(lines, line_ends(rows, cols, k), strict=True))),
     )
 
 
@@ -180,13 +262,19 @@ def line_index(rows: int, cols: int, k: int) -> LineIndex:
 CLASSIC = Rules()
 
 
-#: Every game solved into a table: each board up to 4x4, each line length, normal and misère.
+#: Every game solved into a table: each board up to 4x4, each line length, normal and
+#: misère; and standard where an overline fits (elsewhere it is the freestyle game).
 FAMILY: tuple[Rules, ...] = tuple(
-    Rules(rows, cols, k, misere)
+    rules
     for rows in range(1, TABLE_MAX_SIDE + 1)
     for cols in range(1, TABLE_MAX_SIDE + 1)
     for k in range(1, max(rows, cols) + 1)
-    for misere in (False, True)
+    for rules in (
+        Rules(rows, cols, k),
+        Rules(rows, cols, k, misere=True),
+        Rules(rows, cols, k, variant=Variant.STANDARD),
+    )
+    if rules.same_game == rules
 )
 
 
@@ -203,6 +291,7 @@ def rules_for(
     cols: int | None = None,
     k: int | None = None,
     misere: bool = False,
+    variant: Variant = Variant.FREESTYLE,
 ) -> Rules:
     """Return the rules a request names, the board's shape filling in what it leaves out.
 
@@ -242,7 +331,7 @@ def rules_for(
             f"the board has {cell_count} cells{given}, which do not fit {rows_named} rows "
             f"of {cols_named} cells",
         )
-    return Rules.of(shape[0], shape[1], k, misere=misere)
+    return Rules.of(shape[0], shape[1], k, misere=misere, variant=variant)
 
 
 def _check_sides(rows: int | None, cols: int | None) -> None:

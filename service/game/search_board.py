@@ -71,7 +71,7 @@ class SearchBoard:
             before, theirs = counts[player], counts[other]
             after = before + step
             counts[player] = after
-            completed = completed or after == k
+            completed = completed or (after == k and self._counts(window, player))
             self.value += sign * (
                 _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
             )
@@ -92,11 +92,21 @@ class SearchBoard:
                     their_fours.discard(window)
         return completed
 
+    def _counts(self, window: int, player: int) -> bool:
+        """Return whether `player`'s line in `window` would count: it holds no end of it."""
+        return all(self.cells[end] != player for end in self.geometry.ends[window])
+
     def completing(self, player: int) -> list[int]:
-        """Return the empty cells where `player` would complete a line, ascending."""
+        """Return the empty cells where `player` would complete a line that counts, ascending."""
         windows, cells = self.geometry.windows, self.cells
         return sorted(
-            {cell for index in self.fours[player] for cell in windows[index] if cells[cell] == 0}
+            {
+                cell
+                for index in self.fours[player]
+                if self._counts(index, player)
+                for cell in windows[index]
+                if cells[cell] == 0
+            }
         )
 
     def answers_to_open_fours(self, player: int) -> list[int]:
@@ -121,7 +131,11 @@ class SearchBoard:
                 if cells[cell] != 0 or not self._makes_open_four(cell, opponent):
                     continue
                 for through in windows_of[cell]:
-                    if counts[through][opponent] == k - 2 and counts[through][player] == 0:
+                    if (
+                        counts[through][opponent] == k - 2
+                        and counts[through][player] == 0
+                        and self._counts(through, opponent)
+                    ):
                         answers.update(other for other in windows[through] if cells[other] == 0)
         if answers:
             for index, window_counts in enumerate(counts):
@@ -136,7 +150,9 @@ class SearchBoard:
         completions = {
             other
             for through in self.geometry.windows_of[cell]
-            if self.counts[through][attacker] == k - 2 and self.counts[through][defender] == 0
+            if self.counts[through][attacker] == k - 2
+            and self.counts[through][defender] == 0
+            and self._counts(through, attacker)
             for other in windows[through]
             if other != cell and self.cells[other] == 0
         }

@@ -22,7 +22,7 @@ from typing import TextIO
 
 import numpy as np
 
-from service.game.rules import FAMILY, Rules
+from service.game.rules import FAMILY, Rules, Variant
 from service.game.table import Scores, solve
 
 #: Bumped whenever the layout or meaning of a table changes, so old files are never read.
@@ -41,7 +41,9 @@ class TableStore:
     def path(self, rules: Rules) -> Path:
         """Return where the table of a game lives."""
         kind = "misere" if rules.misere else "normal"
-        name = f"mnk-{rules.rows}x{rules.cols}-k{rules.k}-{kind}-v{TABLE_FORMAT}.npy"
+        # Freestyle tables keep the names they had before there were variants.
+        variant = "" if rules.variant is Variant.FREESTYLE else f"-{rules.variant.value}"
+        name = f"mnk-{rules.rows}x{rules.cols}-k{rules.k}-{kind}{variant}-v{TABLE_FORMAT}.npy"
         return self.directory / name
 
     def open(self, rules: Rules) -> Scores | None:

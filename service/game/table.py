@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.game.board import Board, Mark
-from service.game.rules import Rules
+from service.game.rules import Rules, line_ends
 
 #: The entry of a position that no game reaches (play after the end, counts that cannot be).
 UNREACHABLE = -128
@@ -49,11 +49,13 @@ class Encoding:
         bits = (masks[:, None] >> np.arange(self.cells)) & 1
         #: The table place of a set of cells held by the mover (twice it: by the other side).
         self.base3 = bits @ (3 ** np.arange(self.cells, dtype=np.int64))
-        #: Whether a set of cells holds a whole line.
+        #: Whether a set of cells holds a whole line that counts: under the standard
+        #: variant, with neither of the cells beyond its ends (an overline does not count).
         self.has_line = np.zeros(1 << self.cells, dtype=np.bool_)
-        for line in rules.lines:
+        for line, ends in zip(rules.lines, line_ends(rules.rows, rules.cols, rules.k), strict=True):
             line_mask = sum(1 << cell for cell in line)
-            self.has_line |= (masks & line_mask) == line_mask
+            ends_mask = sum(1 << cell for cell in ends) if rules.variant.exact_length else 0
+            self.has_line |= ((masks & line_mask) == line_mask) & ((masks & ends_mask) == 0)
         self._bits = bits.astype(np.bool_)
         #: How many cells a set of cells holds.
         self.popcount = bits.sum(axis=1)

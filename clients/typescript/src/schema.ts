@@ -279,7 +279,8 @@ export interface components {
          *     of cells, 1, 4, 9, ... 225, is square; any other length needs them); `k` defaults to
          *     the shorter side, but at most 5: min(rows, cols, 5).
          *     Out of range: 422 `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`; a
-         *     board that does not fit: 422 `board_does_not_fit`.
+         *     board that does not fit: 422 `board_does_not_fit`; misère with a variant other than
+         *     freestyle: 422 `variant_with_misere`.
          */
         RulesInput: {
             /** @description The board's rows, 1 to 15. */
@@ -290,13 +291,25 @@ export interface components {
             k?: number | null;
             /** @description Whoever completes a line loses; false by default. */
             misere?: boolean;
+            variant?: components["schemas"]["Variant"];
         };
+        /**
+         * @description Which lines win. `freestyle`: k or more in a row (a longer run, an overline, wins
+         *     too); Gomocup's `INFO rule 0`. `standard`: exactly k in a row; an overline neither
+         *     wins nor ends the game (Gomocup's `INFO rule 1`, exactly five). Misère is played
+         *     freestyle only. On boards up to 4x4 a standard game is answered from its own table
+         *     where an overline fits, else it is the freestyle game.
+         * @default freestyle
+         * @enum {string}
+         */
+        Variant: "freestyle" | "standard";
         /** @description The game an answer is for, every rule spelled out. */
         Rules: {
             rows: number;
             cols: number;
             k: number;
             misere: boolean;
+            variant: components["schemas"]["Variant"];
         };
         /**
          * @description How well to play, with promises that hold in every game, normal or misère. A move
@@ -494,7 +507,7 @@ export interface components {
              * @description Stable for programs. The codes of the game's rules and of the service's own checks come first (`both_players_lost` and `loser_not_last_to_move` are the misère forms of two rules); then one code for each error status the HTTP layer can give, so that no failure leaves with a code outside this list (most are never sent: see the table of errors in docs/API.md).
              * @enum {string}
              */
-            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
+            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "variant_with_misere" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
             /** @description For 422 answers, every reason with its location in the body; in a batch's slot of `results`, the location within that item. */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -517,6 +530,7 @@ export interface components {
          *     - `wrong_player`: `player` is not the side with fewer marks.
          *     - `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`, `board_does_not_fit`:
          *       the rules name no game of the family, or the board does not fit them.
+         *     - `variant_with_misere`: misère with a variant other than freestyle.
          *     - `move_out_of_range`, `move_repeated`, `move_after_end`: a game sent as `moves`
          *       has a cell off the board, a cell played twice, or a move after a line was
          *       completed; `errors` gives the move's place in the list, as ["moves", 3].
@@ -693,6 +707,8 @@ export interface operations {
                 budget_ms?: components["schemas"]["BudgetMs"];
                 /** @description Whoever completes a line loses (`true` or `false`, `1` or `0`). */
                 misere?: boolean;
+                /** @description Which lines win, `freestyle` (the default) or `standard`. */
+                variant?: components["schemas"]["Variant"];
             };
             header?: {
                 /**

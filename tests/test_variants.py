@@ -1,0 +1,127 @@
+"""The standard variant: exactly k in a row wins, an overline does not, on every endpoint.
+
+Small games are held position by position to the independent reference in test_family.py;
+here, what a player of the standard rules expects on a big board, and the contract.
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.game.analysis import analyse
+from service.game.board import Board, GameStatus, Mark
+from service.game.rules import Rules, Variant
+from service.game.search import search
+from tests.helpers import gomoku_board, post_move
+
+FREESTYLE = Rules(15, 15, 5)
+STANDARD = Rules(15, 15, 5, variant=Variant.STANDARD)
+
+#: Row 7 of 15x15: O X X X X . X, so cell 112 (row 7, column 7) makes six in a row.
+OVERLINE_AT = 7 * 15 + 7
+OVERLINE_ONLY = {
+    (7, 2): "O", (7, 3): "X", (7, 4): "X", (7, 5): "X", (7, 6): "X", (7, 8): "X",
+    (0, 0): "O", (0, 14): "O", (14, 0): "O", (14, 14): "O",
+}  # fmt: skip
+
+
+def overline_board(rules: Rules) -> Board:
+    """Return the board where X's only five would be six: O to move, one mark fewer."""
+    return gomoku_board(OVERLINE_ONLY, rules)
+
+
+def test_six_in_a_row_wins_freestyle_and_does_not_end_a_standard_game() -> None:
+    for rules, status in ((FREESTYLE, GameStatus.X_WON), (STANDARD, GameStatus.IN_PROGRESS)):
+        board = overline_board(rules).play(OVERLINE_AT, Mark.X)
+        assert board.status() is status
+    assert overline_board(FREESTYLE).completing(Mark.X) == (OVERLINE_AT,)
+    assert overline_board(STANDARD).completing(Mark.X) == ()
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+def test_a_cell_that_makes_an_overline_is_no_threat_to_block(compiled: bool) -> None:
+    freestyle = search(overline_board(FREESTYLE), Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    standard = search(overline_board(STANDARD), Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    assert freestyle.move == OVERLINE_AT  # the only block
+    assert standard.move != OVERLINE_AT or not standard.proven
+    assert standard.score is None or standard.score > -(STANDARD.max_score - 2)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+def test_a_five_exactly_is_still_found_at_once(compiled: bool) -> None:
+    """X to move: column 7 is taken by O's blocker, but a five on the other side is exact."""
+    marks = {**OVERLINE_ONLY, (7, 2): ".", (7, 7): "O", (6, 0): "O"}
+    del marks[(7, 2)]
+    board = gomoku_board(marks, STANDARD)
+    found = search(board, Mark.X, 60.0, max_nodes=3000, compiled=compiled)
+    assert (found.move, found.proven, found.score) == (7 * 15 + 2, True, STANDARD.max_score - 1)
+    ranked = analyse(board, Mark.X, 60.0, max_nodes=3000, compiled=compiled)
+    assert ranked.moves[0].move == 7 * 15 + 2
+
+
+# --- over HTTP ---
+
+
+def test_the_variant_is_named_in_the_rules_and_echoed_in_every_answer(
+    client: FlaskClient,
+) -> None:
+    board = overline_board(STANDARD).to_text()
+    body = {"board": board, "rules": {"variant": "standard"}}
+    answer = post_move(client, body)
+    assert answer["rules"] == {
+        "rows": 15, "cols": 15, "k": 5, "misere": False, "variant": "standard",
+    }  # fmt: skip
+    assert post_move(client, {"board": board})["rules"]["variant"] == "freestyle"
+    analysis = post_move(client, {**body, "budget_ms": 100}, "/v1/analysis")
+    assert analysis["rules"]["variant"] == "standard"
+    got = client.get(f"/v1/move?board={board}&variant=standard").get_json()
+    assert got["rules"]["variant"] == "standard"
+    batch = post_move(client, {"requests": [body, {"board": board}]}, "/v1/moves")
+    assert [item["rules"]["variant"] for item in batch["results"]] == ["standard", "freestyle"]
+
+
+def test_an_overline_does_not_end_the_game_over_http(client: FlaskClient) -> None:
+    board = overline_board(STANDARD).play(OVERLINE_AT, Mark.X).to_text()
+    freestyle = post_move(client, {"board": board, "rules": {"variant": "freestyle"}})
+    standard = post_move(client, {"board": board, "rules": {"variant": "standard"}})
+    assert (freestyle["status"], freestyle["move"]) == ("x_won", None)
+    assert standard["status"] == "in_progress"
+    assert standard["move"] is not None
+
+
+def test_a_small_standard_game_is_answered_from_its_own_table(client: FlaskClient) -> None:
+    """2x4, two in a row, X to move on X . X O / O . . .: freestyle, cell 1 wins too; in
+    the standard variant it makes three, which does not, and the other pairs do."""
+    body = {"board": "X.XOO...", "rules": {"rows": 2, "k": 2}}
+    freestyle = post_move(client, body)
+    standard = post_move(client, {**body, "rules": {"rows": 2, "k": 2, "variant": "standard"}})
+    assert (freestyle["outcome"], freestyle["best_moves"]) == ("win", [1, 5, 6, 7])
+    assert (standard["outcome"], standard["best_moves"]) == ("win", [5, 6, 7])
+    assert standard["status"] == "x_won"
+    assert "search" not in standard
+
+
+def test_moves_are_played_under_the_variant(client: FlaskClient) -> None:
+    rules = {"rows": 2, "cols": 4, "k": 2, "variant": "standard"}
+    answer = post_move(client, {"moves": [0, 3, 2, 4], "rules": rules})
+    assert (answer["best_moves"], answer["status"]) == ([5, 6, 7], "x_won")
+
+
+@pytest.mark.parametrize(
+    ("rules", "code"),
+    [
+        ({"variant": "standard", "misere": True}, "variant_with_misere"),
+        ({"variant": "renju"}, "invalid_request"),
+        ({"variant": None}, "invalid_request"),
+    ],
+)
+def test_a_variant_outside_the_service_or_with_misere_is_refused(
+    client: FlaskClient, rules: dict[str, object], code: str
+) -> None:
+    response = client.post("/v1/move", json={"board": "." * 9, "rules": rules})
+    assert response.status_code == 422
+    assert response.content_type == "application/problem+json"
+    problem = response.get_json()
+    assert problem["code"] == code
+    assert problem["errors"][0]["loc"] == ["rules", "variant"]
