@@ -69,7 +69,13 @@ def search_app(engine: Engine) -> SearchApp:
 
 def test_an_unproven_search_gives_its_move_and_no_score(client: FlaskClient) -> None:
     answer = post_move(client, {"board": GOMOKU_OPENING})
-    assert answer["rules"] == {"rows": 15, "cols": 15, "k": 5, "misere": False}
+    assert answer["rules"] == {
+        "rows": 15,
+        "cols": 15,
+        "k": 5,
+        "misere": False,
+        "variant": "freestyle",
+    }
     assert answer["player"] == "O"
     assert answer["board"][answer["move"]] == "O"
     assert divmod(answer["move"], 15) == (answer["row"], answer["col"])

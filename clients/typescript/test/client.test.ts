@@ -39,12 +39,12 @@ describe("against the live service", () => {
     expect(answer.score).toBe(9);
     expect(answer.outcome).toBe("win");
     expect(answer.winner).toBe("X");
-    expect(answer.rules).toEqual({ rows: 3, cols: 3, k: 3, misere: false });
+    expect(answer.rules).toEqual({ rows: 3, cols: 3, k: 3, misere: false, variant: "freestyle" });
   });
 
   it("takes the service's defaults for the rules it is not given", async () => {
     const answer = await client.move({ board: ".".repeat(16), rules: { misere: true } });
-    expect(answer.rules).toEqual({ rows: 4, cols: 4, k: 4, misere: true });
+    expect(answer.rules).toEqual({ rows: 4, cols: 4, k: 4, misere: true, variant: "freestyle" });
     expect(answer.next_player).toBe("O");
   });
 
@@ -92,7 +92,7 @@ describe("against the live service", () => {
 
   it("never calls a searched estimate a score", async () => {
     const answer = await client.move({ board: ".".repeat(112) + "X" + ".".repeat(112), budget_ms: 50 });
-    expect(answer.rules).toEqual({ rows: 15, cols: 15, k: 5, misere: false });
+    expect(answer.rules).toEqual({ rows: 15, cols: 15, k: 5, misere: false, variant: "freestyle" });
     expect(answer.score).toBeNull();
     expect(answer.search?.proven).toBe(false);
     expect(answer.search?.evaluation).toBeGreaterThan(-1);
