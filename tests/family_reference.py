@@ -30,6 +30,8 @@ class Game:
     misere: bool = False
     #: The standard variant: only a run of exactly k wins, an overline does not.
     exact: bool = False
+    #: Caro: a run of exactly k, unless the opponent holds the cells at both its ends.
+    caro: bool = False
     _reachable: dict[str, set[tuple[str, str]]] = field(
         default_factory=dict, compare=False, hash=False, repr=False
     )
@@ -40,18 +42,26 @@ class Game:
 
     def has_line(self, text: str, mark: str) -> bool:
         """Return whether `mark` holds k in a row somewhere (exactly k in the standard
-        variant), counting cell by cell along every run from its first cell."""
+        variant; and not closed by the opponent at both ends in caro), counting cell by cell
+        along every run from its first cell."""
+        exact = self.exact or self.caro
         for row in range(self.rows):
             for col in range(self.cols):
                 for row_step, col_step in STEPS:
-                    if self.exact and self.holds(text, mark, row - row_step, col - col_step):
+                    before = (row - row_step, col - col_step)
+                    if exact and self.holds(text, mark, *before):
                         continue  # not the first cell of its run
                     run = 0
                     r, c = row, col
                     while self.holds(text, mark, r, c):
                         run += 1
                         r, c = r + row_step, c + col_step
-                    if run == self.k or (run > self.k and not self.exact):
+                    closed = self.holds(text, other(mark), *before) and self.holds(
+                        text, other(mark), r, c
+                    )
+                    if run == self.k and not (self.caro and closed):
+                        return True
+                    if run > self.k and not exact:
                         return True
         return False
 
@@ -173,8 +183,8 @@ def solve_every_position(game: Game) -> dict[tuple[int, int], tuple[int, int]]:
             taken = mine | cell_bit
             cell = cell_bit.bit_length() - 1
             if (
-                _run_through(game, taken, cell)
-                if game.exact
+                _run_through(game, taken, theirs, cell)
+                if game.exact or game.caro
                 else any(taken & mask == mask for mask in through[cell])
             ):
                 reply = (lost_by_mover_next, 0)
@@ -195,17 +205,20 @@ def solve_every_position(game: Game) -> dict[tuple[int, int], tuple[int, int]]:
     return results
 
 
-def _run_through(game: Game, taken: int, cell: int) -> bool:
+def _run_through(game: Game, taken: int, theirs: int, cell: int) -> bool:
     """Return whether the cells `taken` make a run of exactly k through `cell` (the standard
-    variant's win), walking from it both ways in each direction."""
+    variant's win; in caro, one the cells `theirs` do not close at both ends), walking from
+    it both ways in each direction."""
     row, col = divmod(cell, game.cols)
     for row_step, col_step in STEPS:
-        run = 1
+        run, closed = 1, 0
         for sign in (1, -1):
             r, c = row + sign * row_step, col + sign * col_step
             while 0 <= r < game.rows and 0 <= c < game.cols and taken >> (r * game.cols + c) & 1:
                 run += 1
                 r, c = r + sign * row_step, c + sign * col_step
-        if run == game.k:
+            if 0 <= r < game.rows and 0 <= c < game.cols and theirs >> (r * game.cols + c) & 1:
+                closed += 1
+        if run == game.k and not (game.caro and closed == 2):
             return True
     return False

@@ -59,7 +59,15 @@ ServerStarter = Callable[..., RunningServer]
 
 def reference_game(rules: Rules) -> Game:
     """Return the independent reference's game for the service's rules."""
-    return Game(rules.rows, rules.cols, rules.k, rules.misere, exact=rules.variant.exact_length)
+    variant = rules.variant
+    return Game(
+        rules.rows,
+        rules.cols,
+        rules.k,
+        rules.misere,
+        exact=variant.exact_length,
+        caro=variant.closed_ends_block,
+    )
 
 
 def gomoku_board(marks: dict[tuple[int, int], str], rules: Rules | None = None) -> Board:

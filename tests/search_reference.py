@@ -14,16 +14,21 @@ from tests.family_reference import EMPTY, STEPS, Game, other
 
 def completes(game: Game, text: str, cell: int, mark: str) -> bool:
     """Return whether `mark` on the empty `cell` makes k or more in a row through it
-    (exactly k in the standard variant)."""
+    (exactly k in the standard variant; in caro, exactly k not closed at both ends by the
+    opponent's marks)."""
     row, col = divmod(cell, game.cols)
     for row_step, col_step in STEPS:
-        run = 1
+        run, closed = 1, 0
         for direction in (1, -1):
             r, c = row + direction * row_step, col + direction * col_step
             while 0 <= r < game.rows and 0 <= c < game.cols and text[r * game.cols + c] == mark:
                 run += 1
                 r, c = r + direction * row_step, c + direction * col_step
-        if run == game.k or (run > game.k and not game.exact):
+            if 0 <= r < game.rows and 0 <= c < game.cols and text[r * game.cols + c] == other(mark):
+                closed += 1
+        if run == game.k and not (game.caro and closed == 2):
+            return True
+        if run > game.k and not (game.exact or game.caro):
             return True
     return False
 

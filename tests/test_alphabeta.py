@@ -32,6 +32,7 @@ GAMES = [
     Rules(4, 5, 3, misere=True),
     Rules(9, 9, 5, variant=Variant.STANDARD),
     Rules(6, 8, 3, variant=Variant.STANDARD),
+    Rules(9, 9, 5, variant=Variant.CARO),
 ]
 TIME = 600.0
 
@@ -109,6 +110,7 @@ def endgame(rules: Rules, seed: int) -> tuple[Board, Mark]:
         Rules(6, 6, 5),
         Rules(4, 6, 4),
         Rules(5, 5, 3, variant=Variant.STANDARD),
+        Rules(5, 5, 3, variant=Variant.CARO),
     ],
     ids=lambda rules: rules.describe(),
 )

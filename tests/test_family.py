@@ -1,14 +1,16 @@
 """The m,n,k family in the game package: rules as data, legality, and exact solved tables.
 
-Every member small enough to walk (at most nine cells: 89 games) is held, position by
+Every member small enough to walk (at most nine cells: 93 games) is held, position by
 position, to the independent reference in tests/family_reference.py; the larger ones to a
 forward solve, and 4x4 to the facts known about it. The standard variant (exactly k in a
-row) has its own table wherever an overline fits on the board.
+row) has its own table wherever an overline fits on the board, caro (exactly k, not closed
+at both ends) wherever a line fits with both its ends on the board.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -41,19 +43,20 @@ def name(value: object) -> str:
     """Name a test case by its rules, e.g. 4x4k3-misere."""
     if not isinstance(value, Rules):
         return str(value)
-    kind = "-misere" if value.misere else "-standard" if value.variant.exact_length else ""
+    kind = "-misere" if value.misere else ""
+    if value.variant is not Variant.FREESTYLE:
+        kind = f"-{value.variant.value}"
     return f"{value.rows}x{value.cols}k{value.k}{kind}"
 
 
 # --- the rules ---
 
 
-def test_the_family_up_to_4x4_has_100_members_and_19_standard_games() -> None:
-    freestyle = [rules for rules in FAMILY if rules.variant is Variant.FREESTYLE]
-    standard = [rules for rules in FAMILY if rules.variant is Variant.STANDARD]
-    assert len(FAMILY) == len(set(FAMILY)) == len(freestyle) + len(standard)
-    assert (len(freestyle), len(standard)) == (100, 19)
-    assert (len(SMALL), len(LARGE)) == (89, 30)
+def test_the_family_up_to_4x4_has_100_members_19_standard_games_and_7_caro() -> None:
+    count = {variant: sum(rules.variant is variant for rules in FAMILY) for variant in Variant}
+    assert len(FAMILY) == len(set(FAMILY)) == sum(count.values())
+    assert count == {Variant.FREESTYLE: 100, Variant.STANDARD: 19, Variant.CARO: 7}
+    assert (len(SMALL), len(LARGE)) == (93, 33)
 
 
 def test_the_standard_variant_has_a_table_of_its_own_exactly_where_an_overline_fits() -> None:
@@ -63,6 +66,16 @@ def test_the_standard_variant_has_a_table_of_its_own_exactly_where_an_overline_f
             overline_fits = 1 < k < max(rows, cols)
             assert (standard in FAMILY) is overline_fits
             assert standard.same_game == (standard if overline_fits else Rules(rows, cols, k))
+
+
+def test_caro_has_a_table_of_its_own_exactly_where_a_line_fits_with_both_ends() -> None:
+    for rows, cols in itertools.product(range(1, 5), repeat=2):
+        for k in range(1, max(rows, cols) + 1):
+            caro = Rules(rows, cols, k, variant=Variant.CARO)
+            both_ends_fit = 1 < k < max(rows, cols) - 1
+            assert (caro in FAMILY) is both_ends_fit
+            if not both_ends_fit:
+                assert caro.same_game == Rules(rows, cols, k, variant=Variant.STANDARD).same_game
 
 
 def test_a_line_s_ends_are_the_cells_just_beyond_it_on_the_board() -> None:
@@ -75,9 +88,10 @@ def test_a_line_s_ends_are_the_cells_just_beyond_it_on_the_board() -> None:
     assert dict(zip(Rules(4, 4, 2).lines, line_ends(4, 4, 2), strict=True))[(5, 10)] == (0, 15)
 
 
-def test_misere_is_refused_with_any_variant_but_freestyle() -> None:
+@pytest.mark.parametrize("variant", [Variant.STANDARD, Variant.CARO])
+def test_misere_is_refused_with_any_variant_but_freestyle(variant: Variant) -> None:
     with pytest.raises(InvalidRules) as refused:
-        Rules(4, 4, 3, misere=True, variant=Variant.STANDARD)
+        Rules(4, 4, 3, misere=True, variant=variant)
     assert refused.value.problem is RulesProblem.VARIANT_WITH_MISERE
     assert refused.value.field == "variant"
 
@@ -150,6 +164,11 @@ def test_k_defaults_to_the_shorter_side_or_five() -> None:
         (Rules(4, 4, 3, variant=Variant.STANDARD), "X...OX..O.X....X", GameStatus.IN_PROGRESS),
         (Rules(4, 4, 3, variant=Variant.STANDARD), "X...OX..O.X.....", GameStatus.X_WON),
         (Rules(4, 4, 3, variant=Variant.STANDARD), "XXXXOOO.O.......", GameStatus.O_WON),
+        # Caro: exactly k, unless the opponent holds both ends; the edge closes none.
+        (Rules(1, 4, 2, variant=Variant.CARO), "OXXO", GameStatus.DRAW),
+        (Rules(1, 4, 2, variant=Variant.CARO), "XXO.", GameStatus.X_WON),
+        (Rules(1, 4, 2, variant=Variant.CARO), "OXX.", GameStatus.X_WON),
+        (Rules(1, 4, 2, variant=Variant.STANDARD), "OXXO", GameStatus.X_WON),
     ],
     ids=lambda value: value if isinstance(value, str) else "",
 )
@@ -170,15 +189,25 @@ def test_a_board_has_as_many_cells_as_its_rules_say() -> None:
 
 @pytest.mark.parametrize("rules", SMALL, ids=name)
 def test_the_legality_rules_are_exactly_the_boards_play_reaches(rules: Rules) -> None:
+    """In caro, a board cannot show whether a line closed at both ends was closed before it
+    was completed: the rules accept every board play reaches, and the table tells the rest."""
     reached = {text for text, _ in reference_game(rules).reachable()}
+    engine = Engine({rules: solve(rules)})
     for cells in itertools.product("XO.", repeat=rules.cell_count):
         text = "".join(cells)
-        try:
-            check_board(Board.from_text(text, rules))
-            legal = True
-        except IllegalPosition:
-            legal = False
-        assert legal == (text in reached), text
+        board = Board.from_text(text, rules)
+        assert _legal(check_board, board) == (text in reached) or (
+            rules.variant is Variant.CARO and text not in reached
+        ), text
+        assert _legal(engine.position, board) == (text in reached), text
+
+
+def _legal(check: Callable[[Board], object], board: Board) -> bool:
+    try:
+        check(board)
+    except IllegalPosition:
+        return False
+    return True
 
 
 @pytest.mark.parametrize(

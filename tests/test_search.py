@@ -227,6 +227,8 @@ def test_eight_empty_cells_or_fewer_are_solved_exactly_up_to_4x4(
         Rules(5, 7, 3, misere=True),
         Rules(5, 5, 3, variant=Variant.STANDARD),
         Rules(6, 6, 4, variant=Variant.STANDARD),
+        Rules(5, 5, 3, variant=Variant.CARO),
+        Rules(6, 6, 4, variant=Variant.CARO),
     ],
     ids=lambda rules: rules.describe(),
 )
@@ -234,7 +236,8 @@ def test_eight_empty_cells_or_fewer_are_solved_exactly_up_to_4x4(
 def test_eight_empty_cells_or_fewer_are_solved_exactly_on_bigger_boards(
     rules: Rules, seed: int
 ) -> None:
-    """Against exhaustive play by the independent reference, misère and standard included."""
+    """Against exhaustive play by the independent reference, misère, standard and caro
+    included."""
     game = reference_game(rules)
     rng = random.Random(seed)
     while True:

@@ -1,7 +1,8 @@
-"""The standard variant: exactly k in a row wins, an overline does not, on every endpoint.
+"""The variants on every endpoint: standard (exactly k in a row wins, an overline does not)
+and caro (exactly k, unless the opponent holds both ends).
 
 Small games are held position by position to the independent reference in test_family.py;
-here, what a player of the standard rules expects on a big board, and the contract.
+here, what a player of these rules expects on a big board, and the contract.
 """
 
 from __future__ import annotations
@@ -60,6 +61,41 @@ def test_a_five_exactly_is_still_found_at_once(compiled: bool) -> None:
     assert ranked.moves[0].move == 7 * 15 + 2
 
 
+CARO = Rules(15, 15, 5, variant=Variant.CARO)
+
+#: Row 7: O . X X X X . O, O to move. X completes a five on either empty cell; but O on
+#: one closes the other's five at both ends, so in caro either saves the game.
+CLOSABLE_FOUR = {
+    (7, 2): "O", (7, 4): "X", (7, 5): "X", (7, 6): "X", (7, 7): "X", (7, 9): "O",
+    (0, 0): "O",
+}  # fmt: skip
+SAVING = {7 * 15 + 3, 7 * 15 + 8}
+
+
+def test_in_caro_a_five_closed_at_both_ends_does_not_win_and_the_edge_closes_none() -> None:
+    closed = gomoku_board({**CLOSABLE_FOUR, (7, 3): "X", (7, 8): "O"}, CARO)
+    assert closed.status() is GameStatus.IN_PROGRESS
+    at_the_edge = {(7, col): "X" for col in range(5)} | {(7, 5): "O", (0, 0): "O"}
+    assert gomoku_board({**at_the_edge, (1, 1): "O", (2, 2): "O", (3, 3): "O"}, CARO).status() is (
+        GameStatus.X_WON
+    )
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
+def test_in_caro_two_fives_one_move_closes_are_no_proven_loss(compiled: bool) -> None:
+    standard = search(gomoku_board(CLOSABLE_FOUR, STANDARD), Mark.O, 60.0, max_nodes=3000,
+                      compiled=compiled)  # fmt: skip
+    assert (standard.proven, standard.score) == (True, -(STANDARD.max_score - 2))
+    board = gomoku_board(CLOSABLE_FOUR, CARO)
+    assert set(board.completing(Mark.X)) == SAVING
+    caro = search(board, Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    assert caro.move in SAVING
+    assert not (caro.proven and caro.score is not None and caro.score < 0)
+    assert board.play(caro.move, Mark.O).completing(Mark.X) == ()
+    ranked = analyse(board, Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    assert ranked.moves[0].move in SAVING
+
+
 # --- over HTTP ---
 
 
@@ -102,6 +138,27 @@ def test_a_small_standard_game_is_answered_from_its_own_table(client: FlaskClien
     assert "search" not in standard
 
 
+def test_a_small_caro_game_is_answered_from_its_own_table(client: FlaskClient) -> None:
+    """1x4, two in a row, O to move on X O . X: O's pair on cell 2 wins in standard, but X
+    holds both its ends, so in caro it fills the board for a draw."""
+    standard = post_move(client, {"board": "XO.X", "rules": {"rows": 1, "variant": "standard",
+                                                             "k": 2}})  # fmt: skip
+    caro = post_move(client, {"board": "XO.X", "rules": {"rows": 1, "variant": "caro", "k": 2}})
+    assert (standard["outcome"], standard["status"]) == ("win", "o_won")
+    assert (caro["outcome"], caro["status"], caro["move"]) == ("draw", "draw", 2)
+    assert caro["rules"]["variant"] == "caro"
+
+
+def test_a_caro_board_no_order_of_play_reaches_is_refused(client: FlaskClient) -> None:
+    """2x4, two in a row: O's pair on cells 1 and 2 is closed by X at both ends, but with X
+    to answer after each O, it was completed before X closed it."""
+    response = client.post(
+        "/v1/move", json={"board": "XOOX.O..", "rules": {"rows": 2, "k": 2, "variant": "caro"}}
+    )
+    assert response.status_code == 422
+    assert response.get_json()["code"] == "play_after_win"
+
+
 def test_moves_are_played_under_the_variant(client: FlaskClient) -> None:
     rules = {"rows": 2, "cols": 4, "k": 2, "variant": "standard"}
     answer = post_move(client, {"moves": [0, 3, 2, 4], "rules": rules})
@@ -112,6 +169,7 @@ def test_moves_are_played_under_the_variant(client: FlaskClient) -> None:
     ("rules", "code"),
     [
         ({"variant": "standard", "misere": True}, "variant_with_misere"),
+        ({"variant": "caro", "misere": True}, "variant_with_misere"),
         ({"variant": "renju"}, "invalid_request"),
         ({"variant": None}, "invalid_request"),
     ],

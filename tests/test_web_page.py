@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from werkzeug.serving import make_server
 
 from service.game.engine import Engine
-from service.game.rules import FAMILY, Rules
+from service.game.rules import FAMILY, Rules, Variant
 from service.ops.composition import create_service
 from service.ops.environment import Settings
 from tests.helpers import FOURS_IN_SEVEN
@@ -163,7 +163,8 @@ def follow_the_hints(page: Page) -> None:
 def address_of(rules: Rules) -> str:
     """Return the page's address query naming a game of the family."""
     misere = "&misere=1" if rules.misere else ""
-    return f"rows={rules.rows}&cols={rules.cols}&k={rules.k}{misere}"
+    variant = "" if rules.variant is Variant.FREESTYLE else f"&variant={rules.variant.value}"
+    return f"rows={rules.rows}&cols={rules.cols}&k={rules.k}{misere}{variant}"
 
 
 @pytest.mark.parametrize("rules", FAMILY, ids=Rules.describe)
@@ -183,6 +184,7 @@ def test_every_game_of_the_family_plays_to_the_apis_result(
         "cols": rules.cols,
         "k": rules.k,
         "misere": rules.misere,
+        "variant": rules.variant.value,
     }
     words, line_cells = expected_result(app, page.cells(), "X", named)
     assert page.status() == words

@@ -54,8 +54,9 @@ Ints = npt.NDArray[np.int64]
 
 #: A game as the compiled search takes it: windows (W x k), windows_of (cells x most, -1
 #: padded), near (cells x most, -1 padded), weights, Zobrist keys (cells x 3), the centre
-#: cell, k, and each window's ends that its holder must not hold (W x 2, -1 padded).
-GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int, Ints]
+#: cell, k, each window's ends that its holder must not hold (W x 2, -1 padded), and 1 when
+#: the opponent holding both ends closes a window (caro), else 0.
+GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int, Ints, int]
 
 
 class Kernel(NamedTuple):
@@ -122,13 +123,18 @@ def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
-    """Return whether `player`'s line in `window` would count: it holds no end of it."""
+    """Return whether `player`'s line in `window` would count: it holds no end of it, and
+    under caro the opponent does not hold both."""
     ends = geometry[7]
+    closed = 0
     for side in range(2):
         end = ends[window, side]
-        if end >= 0 and cells[end] == player:
-            return False
-    return True
+        if end >= 0:
+            if cells[end] == player:
+                return False
+            if cells[end] == 3 - player:
+                closed += 1
+    return geometry[8] == 0 or closed < 2
 
 
 @njit(cache=True, nogil=True)

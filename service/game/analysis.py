@@ -79,7 +79,7 @@ class Ranking(Search):
             decided = self._decided(move)
             if decided is not None:
                 values[move], methods[move] = decided, Method.RULES
-        threat = None if self.misere else self._threat_line()
+        threat = self._threat_line() if self.threats_forced else None
         bounds: dict[int, int] = {}
         if threat is not None and threat[0] not in values:
             first, plies = threat
@@ -143,7 +143,7 @@ class Ranking(Search):
             return None
         if position.completing(mover):
             return MATE - 1
-        if len(position.completing(3 - mover)) >= 2:
+        if self.threats_forced and len(position.completing(3 - mover)) >= 2:
             return -(MATE - 2)
         if threat is not None and threat[1] <= EXACT_RUN_PLIES:
             return MATE - threat[1]

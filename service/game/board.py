@@ -113,7 +113,7 @@ class Board:
             if (
                 len(empty) == 1
                 and all(cells[i] in (mark, None) for i in line)
-                and rules.counts(ends[line], self._holder(mark))
+                and rules.counts(ends[line], self._holder(mark), self._holder(mark.opponent))
             ):
                 found.add(empty[0])
         return tuple(sorted(found))
@@ -143,7 +143,7 @@ class Board:
             if mark is not None:
                 for line in starting_at[cell]:
                     if all(cells[i] is mark for i in line) and rules.counts(
-                        ends[line], self._holder(mark)
+                        ends[line], self._holder(mark), self._holder(mark.opponent)
                     ):
                         yield line, mark
 

@@ -70,7 +70,8 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
     at once (all moves, if every one does), those that leave the opponent the fewest moves
     that win at once: none when that can be avoided; on a board of more than 16 cells,
     those within two cells of a mark when there are any. Under normal rules that is "take a win,
-    else block", and where two threats cannot both be blocked, block one.
+    else block", and where two threats cannot both be blocked, block one (in caro, closing a
+    line's second end blocks too).
     """
     if board.rules.misere:
         # Completing a line loses, so nothing wins at once, for either side: avoid the losses.
@@ -78,9 +79,20 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
     wins = board.completing(player)
     if wins:
         return wins
-    # A mark of one side never completes the other's line, so a move leaves every threat of
-    # the opponent's but the one it takes: the fewest are left by taking one, if any exist.
-    return board.completing(player.opponent) or _near_the_marks(board, board.empty_cells())
+    threats = board.completing(player.opponent)
+    if not threats:
+        return _near_the_marks(board, board.empty_cells())
+    if not board.rules.variant.closed_ends_block:
+        # A mark of one side never completes the other's line, nor stops one it does not
+        # take, so a move leaves every threat but the one it takes: take one.
+        return threats
+    # Caro: a mark beyond a line's end may close it, and stop threats it does not take.
+    left = {
+        move: len(board.play(move, player).completing(player.opponent))
+        for move in board.empty_cells()
+    }
+    fewest = min(left.values())
+    return tuple(move for move, count in left.items() if count == fewest)
 
 
 def _near_the_marks(board: Board, moves: tuple[int, ...]) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from service.game.analysis import MoveEstimate, SearchAnalysis, analyse
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty, choose_move
-from service.game.legality import IllegalPosition, check_board, side_to_move
+from service.game.legality import Illegality, IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
 from service.game.position import Position
 from service.game.rules import CLASSIC, FAMILY, Rules
@@ -192,7 +192,24 @@ class Engine:
         in_table = self.holds(board.rules)
         if not in_table or self.score(board, player) is None:
             check_board(board)
+            if in_table and not self._reached(board):
+                # Only caro gets here: a board shows which lines are closed at both ends,
+                # not whether they were closed before they were completed.
+                raise IllegalPosition(
+                    Illegality.PLAY_AFTER_WIN,
+                    "no order of play reaches this board: a line that is closed at both "
+                    "ends now was completed before that, so play went on after the game was "
+                    "won",
+                )
         return Position(board, player, board.status(), in_table)
+
+    def _reached(self, board: Board) -> bool:
+        """Return whether play reaches a board of a game held in a table, with either side
+        to move that may (both when the mark counts are equal)."""
+        x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+        movers = [mark for mark, count in ((Mark.X, x_count), (Mark.O, o_count))
+                  if count <= min(x_count, o_count)]  # fmt: skip
+        return any(self.score(board, mover) is not None for mover in movers)
 
     def move_scores(self, board: Board, side_to_move: Mark) -> dict[int, int]:
         """Return what each legal move of a board in progress is worth to its mover."""

@@ -25,7 +25,8 @@ class Geometry:
         #: Every k-cell window, the lines of the rules; the windows each cell lies in.
         self.windows = rules.lines
         #: For each window, the cells beyond its ends that its holder must not hold for it
-        #: to count: under the standard variant its ends (no overline), else none.
+        #: to count: under standard and caro its ends (no overline), else none; under caro
+        #: the opponent must not hold both (`closed_ends_block`).
         self.ends: list[tuple[int, ...]] = [
             ends if rules.variant.exact_length else ()
             for ends in line_ends(rules.rows, rules.cols, rules.k)
@@ -70,6 +71,7 @@ class Geometry:
             self.centre,
             k,
             _padded(self.ends, width=2),
+            int(self.rules.variant.closed_ends_block),
         )
 
 

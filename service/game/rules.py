@@ -9,7 +9,8 @@ row-major order, 0 at the top left.
 The variant says which lines count. Under `freestyle` every line does, so a run longer than
 k wins too. Under `standard` only a run of exactly k does: a line whose mover also holds a
 cell just beyond either of its ends (its *ends*, `line_ends`) is part of an overline and
-does not count.
+does not count. Under `caro` a run of exactly k counts unless the opponent holds both its
+ends (the edge of the board closes no end).
 """
 
 from __future__ import annotations
@@ -38,20 +39,27 @@ Line = tuple[int, ...]
 
 
 class Variant(enum.Enum):
-    """Which lines win: any run of k or more (freestyle), or exactly k (standard)."""
+    """Which lines win: any run of k or more (freestyle), exactly k (standard), or exactly
+    k that the opponent has not closed at both ends (caro)."""
 
     FREESTYLE = "freestyle"
     STANDARD = "standard"
+    CARO = "caro"
 
     @property
     def exact_length(self) -> bool:
         """Return whether a run longer than k (an overline) does not count."""
-        return self is Variant.STANDARD
+        return self is not Variant.FREESTYLE
+
+    @property
+    def closed_ends_block(self) -> bool:
+        """Return whether a line the opponent closes at both ends does not count."""
+        return self is Variant.CARO
 
     @property
     def gomocup_rule(self) -> int:
         """Return the code Gomocup's protocol names this variant by (`INFO rule`)."""
-        return {Variant.FREESTYLE: 0, Variant.STANDARD: 1}[self]
+        return {Variant.FREESTYLE: 0, Variant.STANDARD: 1, Variant.CARO: 9}[self]
 
 
 class RulesProblem(Reason):
@@ -157,26 +165,41 @@ class Rules:
 
     @property
     def same_game(self) -> Rules:
-        """Return the plainest rules that play this very game: freestyle when no line has
-        an end on the board (no overline fits), so that both share one table."""
-        if self.variant is Variant.FREESTYLE or not any(line_ends(self.rows, self.cols, self.k)):
+        """Return the plainest rules that play this very game, so that both share one
+        table: freestyle when no line has an end on the board (no overline fits), standard
+        when no line has both (caro's closed lines do not fit)."""
+        ends = line_ends(self.rows, self.cols, self.k)
+        if self.variant.closed_ends_block and not any(len(both) == 2 for both in ends):
+            return Rules(self.rows, self.cols, self.k, variant=Variant.STANDARD).same_game
+        if self.variant is Variant.FREESTYLE or not any(ends):
             return Rules(self.rows, self.cols, self.k, self.misere)
         return self
 
-    def counts(self, ends: tuple[int, ...], holds: Callable[[int], bool]) -> bool:
-        """Return whether a line held by one side counts, given its `ends` and whether that
-        side `holds` a cell: always in freestyle; in standard unless it holds an end."""
-        return not self.variant.exact_length or not any(holds(end) for end in ends)
+    def counts(
+        self, ends: tuple[int, ...], holds: Callable[[int], bool], closes: Callable[[int], bool]
+    ) -> bool:
+        """Return whether a line held by one side counts, given its `ends`, whether that
+        side `holds` a cell and whether the opponent `closes` it: always in freestyle;
+        in standard unless it holds an end; in caro also unless the opponent holds both."""
+        if not self.variant.exact_length:
+            return True
+        if any(holds(end) for end in ends):
+            return False
+        return not (
+            self.variant.closed_ends_block and len(ends) == 2 and all(closes(end) for end in ends)
+        )
 
     def coordinates(self, index: int) -> tuple[int, int]:
         """Return the (row, column) of a cell index."""
         return divmod(index, self.cols)
 
     def describe(self) -> str:
-        """Return the rules in words, e.g. '4x4, 3 in a row, misère'."""
+        """Return the rules in words, e.g. '4x4, 3 in a row, misère' or '15x15, exactly 5 in
+        a row, caro'."""
         kind = ", misère" if self.misere else ""
         exactly = "exactly " if self.variant.exact_length else ""
-        return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{kind}"
+        caro = ", caro" if self.variant is Variant.CARO else ""
+        return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{caro}{kind}"
 
 
 #: How many games' lines one process keeps (up to about 60 KB each on 15x15): every game of
@@ -263,7 +286,8 @@ CLASSIC = Rules()
 
 
 #: Every game solved into a table: each board up to 4x4, each line length, normal and
-#: misère; and standard where an overline fits (elsewhere it is the freestyle game).
+#: misère; standard where an overline fits (elsewhere it is the freestyle game), and caro
+#: where a line fits with both ends on the board (elsewhere it is the standard game).
 FAMILY: tuple[Rules, ...] = tuple(
     rules
     for rows in range(1, TABLE_MAX_SIDE + 1)
@@ -273,6 +297,7 @@ FAMILY: tuple[Rules, ...] = tuple(
         Rules(rows, cols, k),
         Rules(rows, cols, k, misere=True),
         Rules(rows, cols, k, variant=Variant.STANDARD),
+        Rules(rows, cols, k, variant=Variant.CARO),
     )
     if rules.same_game == rules
 )

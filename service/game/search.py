@@ -5,8 +5,10 @@ A result is *proven* only when a sound method found it, each of which considers 
 reply the opponent has:
 
 - the rules at the root: a move that wins at once; against two or more cells where the
-  opponent wins next, a loss in two (normal rules);
-- the threat search (`service.game.threats`, compiled in `alphabeta`; normal rules): the
+  opponent wins next, a loss in two (normal rules, not caro: there closing a line's second
+  end stops it too);
+- the threat search (`service.game.threats`, compiled in `alphabeta`; normal rules, not
+  caro): the
   shortest run of fours, each move leaving the opponent one cell to stop a win. Its length
   is the fastest win only up to five plies; a longer run is a bound (`wins_within`), unless
   the exact search, with few cells empty, finds the value;
@@ -131,6 +133,10 @@ class Search:
         self.deadline = self.started + seconds
         self.rules = board.rules
         self.misere = board.rules.misere
+        #: Whether a line the opponent can complete is stopped only by taking its cell, so
+        #: that two such cells lose and a four forces its block: under normal rules, but
+        #: not in caro, where closing a line's second end stops it too.
+        self.threats_forced = not self.misere and not board.rules.variant.closed_ends_block
         geometry = geometry_of(board.rules)
         self.position = SearchBoard(geometry, board)
         self.mover = 1 if mover is Mark.X else 2
@@ -157,7 +163,7 @@ class Search:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
-            threat = self._threat_win()
+            threat = self._threat_win() if self.threats_forced else None
             if threat is not None and threat.score is not None:
                 return threat
         if position.empty <= EXACT_EMPTY_CELLS:
@@ -170,7 +176,7 @@ class Search:
             return threat  # a proven win, its length only bounded
         return self._iterative_deepening(legal)
 
-    # --- the rules and the threat search: sound, normal rules only ---
+    # --- the rules and the threat search: sound, normal rules only (and not caro) ---
 
     def _by_the_rules(self) -> SearchResult | None:
         position, mover = self.position, self.mover
@@ -178,7 +184,7 @@ class Search:
         if wins:
             return self._result(wins[0], MATE - 1, Method.RULES, 0, proven=True)
         threats = position.completing(3 - mover)
-        if len(threats) >= 2:
+        if len(threats) >= 2 and self.threats_forced:
             # Whatever is played, one of them is left: a loss in two. Block the first anyway.
             return self._result(threats[0], -(MATE - 2), Method.RULES, 0, proven=True)
         return None

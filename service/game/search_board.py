@@ -93,8 +93,16 @@ class SearchBoard:
         return completed
 
     def _counts(self, window: int, player: int) -> bool:
-        """Return whether `player`'s line in `window` would count: it holds no end of it."""
-        return all(self.cells[end] != player for end in self.geometry.ends[window])
+        """Return whether `player`'s line in `window` would count: it holds no end of it,
+        and under caro the opponent does not hold both."""
+        ends = self.geometry.ends[window]
+        if any(self.cells[end] == player for end in ends):
+            return False
+        return not (
+            self.geometry.rules.variant.closed_ends_block
+            and len(ends) == 2
+            and all(self.cells[end] == 3 - player for end in ends)
+        )
 
     def completing(self, player: int) -> list[int]:
         """Return the empty cells where `player` would complete a line that counts, ascending."""

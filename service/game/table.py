@@ -49,16 +49,40 @@ class Encoding:
         bits = (masks[:, None] >> np.arange(self.cells)) & 1
         #: The table place of a set of cells held by the mover (twice it: by the other side).
         self.base3 = bits @ (3 ** np.arange(self.cells, dtype=np.int64))
-        #: Whether a set of cells holds a whole line that counts: under the standard
-        #: variant, with neither of the cells beyond its ends (an overline does not count).
+        #: Each line as (its cells, the cells beyond its ends that count), as masks: under
+        #: freestyle no end counts.
+        self.lines = [
+            (
+                sum(1 << cell for cell in line),
+                sum(1 << cell for cell in ends) if rules.variant.exact_length else 0,
+            )
+            for line, ends in zip(
+                rules.lines, line_ends(rules.rows, rules.cols, rules.k), strict=True
+            )
+        ]
+        #: Whether a set of cells holds a whole line that counts, whatever the opponent
+        #: holds: under the standard variant, with neither of its ends (an overline does not
+        #: count). Under caro, `completed` also asks whether the opponent closes it.
         self.has_line = np.zeros(1 << self.cells, dtype=np.bool_)
-        for line, ends in zip(rules.lines, line_ends(rules.rows, rules.cols, rules.k), strict=True):
-            line_mask = sum(1 << cell for cell in line)
-            ends_mask = sum(1 << cell for cell in ends) if rules.variant.exact_length else 0
+        for line_mask, ends_mask in self.lines:
             self.has_line |= ((masks & line_mask) == line_mask) & ((masks & ends_mask) == 0)
         self._bits = bits.astype(np.bool_)
         #: How many cells a set of cells holds.
         self.popcount = bits.sum(axis=1)
+
+    def completed(self, holder: Int64s, opponent: Int64s) -> Bools:
+        """Return whether `holder` has a line that counts, positions given as cell masks."""
+        found: Bools = self.has_line[holder]
+        if not self.rules.variant.closed_ends_block or not found.any():
+            return found
+        # Caro: a line counts unless the opponent holds both its ends (two on the board).
+        found = np.zeros(len(holder), dtype=np.bool_)
+        for line_mask, ends_mask in self.lines:
+            held = ((holder & line_mask) == line_mask) & ((holder & ends_mask) == 0)
+            if ends_mask.bit_count() == 2:
+                held &= (opponent & ends_mask) != ends_mask
+            found |= held
+        return found
 
     def place(self, mover: Int64s, other: Int64s) -> Int64s:
         """Return the table places of positions given as the two sides' cell masks."""
@@ -93,7 +117,7 @@ def solve(rules: Rules) -> Scores:
         places = encoding.place(layer.mover, layer.other)
         keep = reachable[places]
         mover, other, places = layer.mover[keep], layer.other[keep], places[keep]
-        over = encoding.has_line[other]
+        over = encoding.completed(other, mover)
         scores[places[over]] = game_over_score
         if marks == encoding.cells:
             scores[places[~over]] = 0
@@ -121,7 +145,7 @@ def _reachable(encoding: Encoding, layers: list[Layer]) -> Bools:
         layer = layers[marks]
         places = encoding.place(layer.mover, layer.other)
         # Play goes on from a reached position only while nobody has completed a line.
-        going_on = reachable[places] & ~encoding.has_line[layer.other]
+        going_on = reachable[places] & ~encoding.completed(layer.other, layer.mover)
         mover, other = layer.mover[going_on], layer.other[going_on]
         occupied = mover | other
         for cell in range(encoding.cells):

@@ -25,7 +25,7 @@ export type ProblemCode = Problem["code"];
 /** The code of an error answer that is no problem of the service's (a proxy's HTML page). */
 export const UNEXPECTED_ANSWER = "unexpected_answer";
 export type Difficulty = Schemas["Difficulty"];
-/** Which lines win: `freestyle` (k or more in a row) or `standard` (exactly k). */
+/** Which lines win: `freestyle` (k or more in a row), `standard` (exactly k) or `caro` (exactly k, not closed at both ends). */
 export type Variant = Schemas["Variant"];
 export type Mark = Schemas["Mark"];
 export type Outcome = Schemas["Outcome"];

@@ -296,13 +296,15 @@ export interface components {
         /**
          * @description Which lines win. `freestyle`: k or more in a row (a longer run, an overline, wins
          *     too); Gomocup's `INFO rule 0`. `standard`: exactly k in a row; an overline neither
-         *     wins nor ends the game (Gomocup's `INFO rule 1`, exactly five). Misère is played
-         *     freestyle only. On boards up to 4x4 a standard game is answered from its own table
-         *     where an overline fits, else it is the freestyle game.
+         *     wins nor ends the game (Gomocup's `INFO rule 1`, exactly five). `caro`: exactly k in
+         *     a row, unless the opponent holds the cells just beyond both its ends; the edge of
+         *     the board closes no end (Gomocup's `INFO rule 9`). Misère is played freestyle only.
+         *     On boards up to 4x4 each variant is answered from a table of its own where it plays
+         *     differently, else from the table of the game it plays the same as.
          * @default freestyle
          * @enum {string}
          */
-        Variant: "freestyle" | "standard";
+        Variant: "freestyle" | "standard" | "caro";
         /** @description The game an answer is for, every rule spelled out. */
         Rules: {
             rows: number;
@@ -707,7 +709,7 @@ export interface operations {
                 budget_ms?: components["schemas"]["BudgetMs"];
                 /** @description Whoever completes a line loses (`true` or `false`, `1` or `0`). */
                 misere?: boolean;
-                /** @description Which lines win, `freestyle` (the default) or `standard`. */
+                /** @description Which lines win, `freestyle` (the default), `standard` or `caro`. */
                 variant?: components["schemas"]["Variant"];
             };
             header?: {

@@ -16,10 +16,11 @@ const page = {
 
 // The page's address can name a game and its settings, so that a link opens it:
 // /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
+// (or variant=standard, variant=caro instead of misere)
 // (a seed makes the computer's random choices repeatable).
 const address = new URLSearchParams(window.location.search);
 const seed = address.has("seed") ? Number(address.get("seed")) : null;
-for (const name of ["rows", "cols", "k", "difficulty"]) {
+for (const name of ["rows", "cols", "k", "difficulty", "variant"]) {
   const field = page.settings.elements[name];
   if (address.has(name)) field.value = address.get(name);
 }
@@ -34,7 +35,7 @@ const game = {
   cells: [],
   // What the page sends: only what the player chose. The service fills in the rest with
   // its own defaults (k: the shorter side) and answers the whole rules, which are shown.
-  rules: { rows: 3, cols: 3, misere: false },
+  rules: { rows: 3, cols: 3, misere: false, variant: "freestyle" },
   you: "X",
   computer: "O",
   difficulty: "medium",
@@ -116,9 +117,13 @@ function showEngine(answer) {
 }
 
 function showRules(rules) {
-  // The rules as the service normalised them, e.g. "4x4, 4 in a row, misère".
+  // The rules as the service normalised them, e.g. "4x4, 4 in a row, misère" or
+  // "15x15, exactly 5 in a row, caro".
   const kind = rules.misere ? ", misère" : "";
-  page.rules.textContent = `${rules.rows}x${rules.cols}, ${rules.k} in a row${kind}`;
+  const exactly = rules.variant === "freestyle" ? "" : "exactly ";
+  const variant = rules.variant === "caro" ? ", caro" : "";
+  page.rules.textContent =
+    `${rules.rows}x${rules.cols}, ${exactly}${rules.k} in a row${variant}${kind}`;
 }
 
 function finish(answer) {
@@ -217,6 +222,7 @@ async function newGame(event) {
     rows: Number(settings.get("rows")),
     cols: Number(settings.get("cols")),
     misere: settings.get("misere") === "1",
+    variant: settings.get("variant"),
   };
   if (settings.get("k") !== "") game.rules.k = Number(settings.get("k"));
   game.cells = Array(game.rules.rows * game.rules.cols).fill("");
