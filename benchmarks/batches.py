@@ -1,12 +1,13 @@
 """`python -m benchmarks.batches`: 1,000-item batches, as the serving issue sets them.
 
-`python -m service` as shipped (2 workers). First one batch at a time, each sent three
-times: 1,000 `medium` moves on 15x15 (which search nothing; target under 1 s) and 1,000
-moves searched for 5 ms each (5,000 ms of budgets; target at most 5.25 s, the budgets and
-250 ms). Then four clients send the medium batch back to back for 20 s while a fifth asks
-`/healthz` every 50 ms: the probes' p99 (target under 150 ms) and failures (target none).
+`python -m service` as shipped (2 workers), on the largest board (20x20) unless `--side`
+says otherwise. First one batch at a time, each sent three times: 1,000 `medium` moves
+(which search nothing; target under 1 s) and 1,000 moves searched for 5 ms each (5,000 ms
+of budgets; target at most 5.25 s, the budgets and 250 ms). Then four clients send the
+medium batch back to back for 20 s while a fifth asks `/healthz` every 50 ms: the probes'
+p99 (target under 150 ms) and failures (target none).
 
-    python -m benchmarks.batches
+    python -m benchmarks.batches [--side 15]
 """
 
 from __future__ import annotations
@@ -20,28 +21,36 @@ import time
 from typing import Any
 
 from scripts.servers import RunningServer, start_server
+from service.game.rules import MAX_SIDE
 
 ROUNDS = 3
 BATCH_CLIENTS = 4
 LOADED_SECONDS = 20
 PROBE_INTERVAL_SECONDS = 0.05
-OPENING = "." * 112 + "X" + "." * 112
-BATCHES = {
-    "1,000 medium moves on 15x15": [
-        {"board": OPENING, "difficulty": "medium", "seed": seed} for seed in range(1000)
-    ],
-    "1,000 moves searched for 5 ms": [{"board": OPENING, "budget_ms": 5}] * 1000,
-}
 
 
-def measure() -> dict[str, Any]:
+def batches(side: int) -> dict[str, list[dict[str, object]]]:
+    """Return the two batches on a side x side board, each item X's opening in the centre."""
+    cells = side * side
+    opening = "." * (cells // 2) + "X" + "." * (cells - cells // 2 - 1)
+    return {
+        f"1,000 medium moves on {side}x{side}": [
+            {"board": opening, "difficulty": "medium", "seed": seed} for seed in range(1000)
+        ],
+        f"1,000 moves searched for 5 ms on {side}x{side}": [{"board": opening, "budget_ms": 5}]
+        * 1000,
+    }
+
+
+def measure(side: int) -> dict[str, Any]:
     """Start the server; return each batch's wall times in seconds (every answer 200), then
     the probes' figures under four clients' batches."""
     with open(os.devnull, "wb") as quiet:
         server = start_server({"ACCESS_LOG": "false"}, stdout=quiet, stderr=quiet)
+    sent = batches(side)
     try:
         found: dict[str, list[float]] = {}
-        for name, items in BATCHES.items():
+        for name, items in sent.items():
             body = json.dumps({"requests": items}).encode()
             for _ in range(ROUNDS):
                 started = time.perf_counter()
@@ -51,7 +60,8 @@ def measure() -> dict[str, Any]:
                 if status != 200 or any("move" not in result for result in results):
                     raise RuntimeError(f"{name}: answered {status}, or an item was refused")
                 found.setdefault(name, []).append(round(seconds, 3))
-        return {**found, **probes_under_batches(server, BATCHES["1,000 medium moves on 15x15"])}
+        medium = next(iter(sent.values()))
+        return {**found, **probes_under_batches(server, medium)}
     finally:
         server.stop()
 
@@ -100,8 +110,9 @@ def probes_under_batches(server: RunningServer, items: list[dict[str, object]]) 
 
 def main() -> None:
     """Measure and print the wall times as JSON."""
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
-    print(json.dumps(measure(), indent=2))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--side", type=int, default=MAX_SIDE, choices=range(5, MAX_SIDE + 1))
+    print(json.dumps(measure(parser.parse_args().side), indent=2))
 
 
 if __name__ == "__main__":

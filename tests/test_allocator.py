@@ -1,5 +1,5 @@
-"""The C allocator's arenas: `python -m service` limits how many its threads share, so that a
-worker does not keep each thread's peak for good."""
+"""The C allocator: `python -m service` limits how many arenas its threads share, and a worker
+gives freed pages back after long work, so that a worker does not keep each peak for good."""
 
 from __future__ import annotations
 
@@ -79,3 +79,42 @@ def test_the_server_module_limits_the_arenas_before_numpy_starts_its_threads() -
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert ran.stdout.strip() == "False"
+
+
+#: Frees 64 MB of blocks that smaller, live ones keep apart (so that glibc cannot shrink its
+#: heap by itself), then prints the resident KB before and after giving the free pages back.
+FREED_BETWEEN_LIVE_BLOCKS = """
+import ctypes
+from service.ops.allocator import give_back_freed
+
+def resident_kb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+big, live = [], []
+for _ in range(1024):
+    block = libc.malloc(64 * 1024)
+    ctypes.memset(block, 1, 64 * 1024)
+    big.append(block)
+    live.append(libc.malloc(64))
+for block in big:
+    libc.free(block)
+before = resident_kb()
+assert give_back_freed()
+print(before, resident_kb())
+"""
+
+
+@needs_glibc
+def test_freed_memory_goes_back_to_the_system_when_asked() -> None:
+    """What a worker does after long work: without it the 64 MB would stay resident."""
+    ran = subprocess.run(
+        [sys.executable, "-c", FREED_BETWEEN_LIVE_BLOCKS],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    before, after = map(int, ran.stdout.split())
+    assert before - after > 48 * 1024

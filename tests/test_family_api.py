@@ -145,14 +145,14 @@ def test_the_service_is_not_ready_while_a_game_is_missing(make_service: ServiceF
 @pytest.mark.parametrize(
     ("rules", "words"),
     [
-        ({"rows": 16}, "rows is 16, but a board has 1 to 15 rows"),
-        ({"rows": 16, "cols": 16}, "rows is 16, but a board has 1 to 15 rows"),
-        ({"cols": 16}, "cols is 16, but a board has 1 to 15 columns"),
-        ({"rows": 0}, "rows is 0, but a board has 1 to 15 rows"),
+        ({"rows": 21}, "rows is 21, but a board has 1 to 20 rows"),
+        ({"rows": 21, "cols": 21}, "rows is 21, but a board has 1 to 20 rows"),
+        ({"cols": 21}, "cols is 21, but a board has 1 to 20 columns"),
+        ({"rows": 0}, "rows is 0, but a board has 1 to 20 rows"),
         ({"rows": 5}, "the board has 9 cells, which do not fit 5 rows of 1 cells"),
     ],
 )
-def test_boards_beyond_15x15_are_refused_saying_why(
+def test_boards_beyond_20x20_are_refused_saying_why(
     client: FlaskClient, rules: dict[str, int], words: str
 ) -> None:
     answer = client.post("/v1/move", json={"board": "X...O....", "rules": rules})

@@ -160,7 +160,7 @@ def test_the_generated_client_names_the_rules_of_a_larger_game(
     )
     assert len(answer.board) == 16
     refused = post_move.sync_detailed(
-        client=api_client, body=models.MoveRequest(board="X" * 12, rules=models.RulesInput(rows=16))
+        client=api_client, body=models.MoveRequest(board="X" * 12, rules=models.RulesInput(rows=21))
     )
     assert refused.status_code == 422
     assert refused.parsed.code.value == "rows_out_of_range"

@@ -93,6 +93,32 @@ def test_an_unproven_search_gives_its_move_and_no_score(client: FlaskClient) -> 
     assert answer["status"] == "in_progress"
 
 
+@pytest.mark.parametrize("side", [19, 20])
+def test_boards_to_20x20_are_searched_like_15x15(client: FlaskClient, side: int) -> None:
+    # X has four broken marks on the long diagonal (no five in reach); O has four in a row
+    # at the start of the last row. X, to move, must block at the row's fifth cell.
+    cells = ["."] * (side * side)
+    for step in (1, 3, 5, 7):
+        cells[side * side - 1 - step * (side + 1)] = "X"
+    last_row = side * (side - 1)
+    for col in range(4):
+        cells[last_row + col] = "O"
+    rules = {"rows": side, "cols": side}
+    answer = post_move(client, {"board": "".join(cells), "rules": rules})
+    assert answer["rules"]["rows"] == answer["rules"]["cols"] == side
+    assert answer["rules"]["k"] == 5
+    assert answer["move"] == last_row + 4, "the only move that does not lose at once"
+    assert divmod(answer["move"], side) == (answer["row"], answer["col"])
+    # O's four one cell along is open at both ends: X cannot stop it, and the loss is proven.
+    cells[last_row], cells[last_row + 4] = ".", "O"
+    lost = post_move(client, {"board": "".join(cells), "rules": rules})
+    assert (lost["outcome"], lost["search"]["proven"]) == ("loss", True)
+    opening = post_move(client, {"moves": [side * side // 2], "rules": rules})
+    assert opening["search"]["method"] == "heuristic"
+    assert opening["search"]["depth"] >= 1
+    assert opening["status"] == "in_progress"
+
+
 def test_a_win_at_once_is_proven_with_the_tables_score(client: FlaskClient) -> None:
     answer = post_move(client, {"board": OPEN_FOUR})
     assert (answer["move"], answer["score"], answer["outcome"]) == (14, 49, "win")

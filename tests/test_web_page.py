@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from flask import Flask
@@ -242,6 +243,63 @@ def test_a_link_opens_a_given_game_with_its_settings(page: Page) -> None:
     )
 
 
+def test_the_address_keeps_the_game_so_a_link_opens_it_again(
+    page: Page, browser: Any, served: tuple[str, Flask]
+) -> None:
+    start_game(page, mark="O", first="computer", difficulty="perfect", game="rows=4&cols=4&k=3")
+    page.page.click(".cell:enabled >> nth=0")
+    page.wait_for_turn_or_end()
+    cells = page.cells()
+    played = [index for index, mark in enumerate(cells) if mark]
+    address = page.page.url
+    query = parse_qs(urlparse(address).query)
+    moves = [int(cell) for cell in query["moves"][0].split(",")]
+    assert sorted(moves) == played
+    assert len(moves) == 3
+    assert [cells[cell] for cell in moves] == ["X", "O", "X"]  # the computer, X, first
+    assert (query["rows"], query["k"], query["mark"], query["first"]) == (
+        ["4"],
+        ["3"],
+        ["O"],
+        ["computer"],
+    )
+    again = Page(browser.new_context().new_page(), page.base_url)
+    again.page.goto(address)
+    again.wait_for_turn_or_end()
+    assert again.cells() == cells
+    assert again.status() == "Your turn (you play O)"
+    expect(again.page.locator(".cell.last")).to_have_attribute("data-cell", str(moves[-1]))
+    assert again.errors == []
+
+
+def test_a_link_to_a_finished_game_shows_its_result(page: Page, served: tuple[str, Flask]) -> None:
+    _, app = served
+    page.page.goto(page.base_url + "/?mark=X&first=you&moves=0,3,1,4,2")
+    expect(page.page.locator("#status")).to_have_text("You win")
+    assert winning_cells(page) == {0, 1, 2}
+    assert page.cells() == ["X", "X", "X", "O", "O", "", "", "", ""]
+    assert expected_result(app, page.cells(), "X")[0] == "You win"
+
+
+def test_a_link_that_ends_on_the_persons_move_gets_the_computers_answer(page: Page) -> None:
+    page.page.goto(page.base_url + "/?mark=X&first=you&difficulty=perfect&moves=4")
+    page.wait_for_turn_or_end()
+    cells = page.cells()
+    assert cells[4] == "X"
+    assert cells.count("O") == 1
+    answer = cells.index("O")
+    assert parse_qs(urlparse(page.page.url).query)["moves"] == [f"4,{answer}"]
+    assert page.status() == "Your turn (you play X)"
+
+
+def test_a_link_whose_moves_repeat_a_cell_is_refused(page: Page) -> None:
+    page.page.goto(page.base_url + "/?moves=4,4")
+    expect(page.page.locator("#status")).to_have_text(
+        "Not a game: move 2 of the link is not a free cell"
+    )
+    assert page.page.locator(".cell:enabled").count() == 0
+
+
 def test_a_game_the_family_lacks_is_refused_in_the_services_words(page: Page) -> None:
     page.page.goto(page.base_url + "/?rows=3&cols=3&k=4")
     expect(page.page.locator("#status")).to_have_text(
@@ -399,18 +457,21 @@ def test_the_page_shows_the_computer_thinking(page: Page) -> None:
     expect(board).to_have_attribute("aria-busy", "false")
 
 
-def test_a_15x15_board_fits_a_390_pixel_screen(browser: Any, served: tuple[str, Flask]) -> None:
+@pytest.mark.parametrize(("side", "narrowest_cell"), [(15, 18), (20, 15)])
+def test_gomoku_boards_up_to_20x20_fit_a_390_pixel_screen(
+    browser: Any, served: tuple[str, Flask], side: int, narrowest_cell: int
+) -> None:
     base_url, _ = served
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     phone = Page(context.new_page(), base_url)
-    phone.page.goto(base_url + "/?rows=15&cols=15&difficulty=easy&seed=3")
+    phone.page.goto(base_url + f"/?rows={side}&cols={side}&difficulty=easy&seed=3")
     phone.wait_for_turn_or_end()
-    phone.page.click(".cell[data-cell='112']")
+    phone.page.click(f".cell[data-cell='{side // 2 * side + side // 2}']")
     phone.wait_for_turn_or_end()
-    board_on_screen(phone, 390, "phone-15x15.png")
-    corner = phone.page.locator(".cell[data-cell='224']").bounding_box()
+    board_on_screen(phone, 390, f"phone-{side}x{side}.png")
+    corner = phone.page.locator(f".cell[data-cell='{side * side - 1}']").bounding_box()
     context.close()
     assert corner["x"] + corner["width"] <= 390
-    assert corner["width"] >= 18, "a cell must stay big enough to tap"
+    assert corner["width"] >= narrowest_cell, "a cell must stay big enough to tap"
     assert abs(corner["width"] - corner["height"]) < 1, "cells stay square"
     assert phone.errors == []

@@ -87,9 +87,10 @@ def _padded(
     return padded
 
 
-#: How many games' geometries one process keeps (about 100 KB each): a frontend's few games
-#: stay made, while a client cycling through every game cannot make the process keep them all.
-GEOMETRIES_KEPT = 32
+#: How many games' geometries one process keeps (up to about 500 KB each, on 20x20): a
+#: frontend's few games stay made, while a client cycling through every game cannot make the
+#: process keep them all (benchmarks.growth: 32 kept let the server grow past its bound).
+GEOMETRIES_KEPT = 16
 
 
 def geometry_of(rules: Rules) -> Geometry:

@@ -23,8 +23,9 @@ from types import MappingProxyType
 
 from service.game.refusals import Reason, Refusal
 
-#: The largest side of any game of the family: 15x15 holds gomoku (five in a row).
-MAX_SIDE = 15
+#: The largest side of any game of the family: 15x15 holds gomoku (five in a row), 19x19 is a
+#: go board many sites play it on, and 20x20 is Gomocup's freestyle league.
+MAX_SIDE = 20
 
 #: The largest side of the games solved exactly into tables; larger boards are searched.
 TABLE_MAX_SIDE = 4
@@ -202,9 +203,10 @@ class Rules:
         return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{caro}{kind}"
 
 
-#: How many games' lines one process keeps (up to about 60 KB each on 15x15): every game of
-#: the tables and the searched games in use, but not every game a client can name.
-LINES_KEPT = 256
+#: How many games' lines one process keeps (each of the three caches below up to about 150 KB
+#: a game, on 20x20): the games in use, but not every game a client can name (256 kept let
+#: the server grow past its bound in benchmarks.growth once boards reached 20x20).
+LINES_KEPT = 64
 #: How many ways of naming a game `rules_for` remembers (a few hundred bytes each).
 RULES_KEPT = 4096
 

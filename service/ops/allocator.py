@@ -20,3 +20,15 @@ def limit_arenas(most: int) -> bool:
     except (OSError, AttributeError):
         return False  # no mallopt (macOS): nothing to limit
     return bool(mallopt(M_ARENA_MAX, most) == 1)
+
+
+def give_back_freed() -> bool:
+    """Give the C allocator's free pages, in every arena, back to the system; return whether
+    any went back (False where the C library has no malloc_trim)."""
+    # A batch of big boards or a long search frees most of what it took, but glibc keeps the
+    # freed pages for the process: a worker would keep every peak for good.
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    return bool(trim(0))

@@ -31,6 +31,7 @@ from gunicorn import util
 from gunicorn.workers.sync import StopWaiting, SyncWorker
 
 from service.api.long_work import STEP_ASIDE
+from service.ops.allocator import give_back_freed
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -150,6 +151,11 @@ class HandoffWorker(SyncWorker):  # type: ignore[misc]  # gunicorn is untyped
             except StopWaiting:
                 self.alive = False
                 return
+        if self.alive:
+            # It stepped aside for long work (a search, a batch): the memory that work freed
+            # goes back to the system before this thread waits its turn, off every request's
+            # path, so that a worker does not keep each peak for good.
+            give_back_freed()
 
     def _accept_one(self) -> bool:
         """Accept and answer one connection, if one waits; return whether one did."""

@@ -276,16 +276,16 @@ export interface components {
         /**
          * @description Which game of the family: every field optional. `rows` and `cols` come from the
          *     board when absent (a list of rows gives its shape; a flat board of a square number
-         *     of cells, 1, 4, 9, ... 225, is square; any other length needs them); `k` defaults to
+         *     of cells, 1, 4, 9, ... 400, is square; any other length needs them); `k` defaults to
          *     the shorter side, but at most 5: min(rows, cols, 5).
          *     Out of range: 422 `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`; a
          *     board that does not fit: 422 `board_does_not_fit`; misère with a variant other than
          *     freestyle: 422 `variant_with_misere`.
          */
         RulesInput: {
-            /** @description The board's rows, 1 to 15. */
+            /** @description The board's rows, 1 to 20. */
             rows?: number | null;
-            /** @description The board's columns, 1 to 15. */
+            /** @description The board's columns, 1 to 20. */
             cols?: number | null;
             /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
             k?: number | null;
@@ -371,7 +371,7 @@ export interface components {
         };
         /**
          * @description The cells in row-major order, in one of three encodings: a flat list of rows*cols
-         *     cells (at most 225), a list of `rows` rows of `cols` cells (at most 15 of 15), or a
+         *     cells (at most 400), a list of `rows` rows of `cols` cells (at most 20 of 20), or a
          *     string of one character a cell (9 cells and no `rules`: tic-tac-toe).
          */
         Board: components["schemas"]["BoardCells"] | components["schemas"]["BoardRows"] | components["schemas"]["BoardText"];
@@ -700,9 +700,9 @@ export interface operations {
                 player?: components["schemas"]["PlayerInput"];
                 difficulty?: components["schemas"]["Difficulty"];
                 seed?: components["schemas"]["Seed"];
-                /** @description The board's rows, 1 to 15 (see RulesInput); from the board's length when absent. */
+                /** @description The board's rows, 1 to 20 (see RulesInput); from the board's length when absent. */
                 rows?: number;
-                /** @description The board's columns, 1 to 15. */
+                /** @description The board's columns, 1 to 20. */
                 cols?: number;
                 /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
                 k?: number;

@@ -77,7 +77,7 @@ describe("against the live service", () => {
   });
 
   it("says which rule is out of range", async () => {
-    const error = await failure(client.move({ board: "X........", rules: { rows: 16 } }));
+    const error = await failure(client.move({ board: "X........", rules: { rows: 21 } }));
     expect(error.code).toBe("rows_out_of_range");
   });
 

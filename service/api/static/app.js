@@ -17,8 +17,13 @@ const page = {
 // The page's address can name a game and its settings, so that a link opens it:
 // /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
 // (or variant=standard, variant=caro instead of misere)
-// (a seed makes the computer's random choices repeatable).
+// (a seed makes the computer's random choices repeatable), and the game so far as its moves,
+// cells in the order played from the first mover's mark: &moves=4,0,8. The page keeps its
+// address up to date as the game goes, so that copying it shares the game.
 const address = new URLSearchParams(window.location.search);
+const linkedMoves = address.has("moves")
+  ? address.get("moves").split(",").filter((part) => part !== "").map(Number)
+  : [];
 const seed = address.has("seed") ? Number(address.get("seed")) : null;
 for (const name of ["rows", "cols", "k", "difficulty", "variant"]) {
   const field = page.settings.elements[name];
@@ -38,6 +43,8 @@ const game = {
   rules: { rows: 3, cols: 3, misere: false, variant: "freestyle" },
   you: "X",
   computer: "O",
+  first: "you",
+  moves: [],
   difficulty: "medium",
   yourTurn: false,
   over: false,
@@ -126,6 +133,23 @@ function showRules(rules) {
     `${rules.rows}x${rules.cols}, ${exactly}${rules.k} in a row${variant}${kind}`;
 }
 
+function keepInAddress() {
+  // The game's settings and its moves, so that a copied address opens the same game.
+  const kept = new URLSearchParams({
+    rows: String(game.rules.rows),
+    cols: String(game.rules.cols),
+  });
+  if (game.rules.k !== undefined) kept.set("k", String(game.rules.k));
+  if (game.rules.misere) kept.set("misere", "1");
+  if (game.rules.variant !== "freestyle") kept.set("variant", game.rules.variant);
+  kept.set("difficulty", game.difficulty);
+  kept.set("mark", game.you);
+  kept.set("first", game.first);
+  if (seed !== null) kept.set("seed", String(seed));
+  if (game.moves.length > 0) kept.set("moves", game.moves.join(","));
+  window.history.replaceState(null, "", `?${kept}`);
+}
+
 function finish(answer) {
   game.over = true;
   game.yourTurn = false;
@@ -154,6 +178,8 @@ async function computerMove() {
     showEngine(answer);
     game.cells = answer.board;
     game.lastMove = answer.move;
+    if (answer.move !== null) game.moves.push(answer.move);
+    keepInAddress();
     if (answer.next_player === null) {
       finish(answer);
     } else {
@@ -170,6 +196,8 @@ async function computerMove() {
 function play(index) {
   if (!game.yourTurn || game.over || game.cells[index] !== "") return;
   game.cells[index] = game.you;
+  game.moves.push(index);
+  keepInAddress();
   // The service says whether that move ended the game, and if not, answers it.
   computerMove();
 }
@@ -212,10 +240,58 @@ function drawBoard() {
   });
 }
 
+async function resume(moves) {
+  // A linked game: its moves alternate from the first mover's mark (notation, not a rule:
+  // the service judges the position); then the computer moves, or it is the person's turn,
+  // or the service says how the game ended.
+  const [firstMark, secondMark] =
+    game.first === "computer" ? [game.computer, game.you] : [game.you, game.computer];
+  for (const [order, cell] of moves.entries()) {
+    if (!Number.isInteger(cell) || game.cells[cell] !== "") {
+      game.over = true;
+      render();
+      say(`Not a game: move ${order + 1} of the link is not a free cell`);
+      return;
+    }
+    game.cells[cell] = order % 2 === 0 ? firstMark : secondMark;
+  }
+  game.moves = [...moves];
+  const lastMark = moves.length % 2 === 1 ? firstMark : secondMark;
+  game.lastMove = lastMark === game.computer ? moves[moves.length - 1] : null;
+  keepInAddress();
+  if (lastMark === game.you) {
+    computerMove();
+    return;
+  }
+  try {
+    const analysis = await ask("/v1/analysis", {
+      board: game.cells,
+      rules: game.rules,
+      player: game.you,
+    });
+    showRules(analysis.rules);
+    if (analysis.status !== "in_progress") {
+      // Over: the move endpoint names the winner and the lines of a finished board.
+      finish(await ask("/v1/move", { board: game.cells, rules: game.rules, player: game.you }));
+      render();
+      return;
+    }
+  } catch (error) {
+    game.over = true;
+    render();
+    say(`Not a game: ${error.message}`);
+    return;
+  }
+  game.yourTurn = true;
+  say(`Your turn (you play ${game.you})`);
+  render();
+}
+
 async function newGame(event) {
   if (event) event.preventDefault();
   const settings = new FormData(page.settings);
   game.you = settings.get("mark");
+  game.first = settings.get("first");
   game.computer = game.you === "X" ? "O" : "X";
   game.difficulty = settings.get("difficulty");
   game.rules = {
@@ -231,12 +307,19 @@ async function newGame(event) {
   game.winningCells = new Set();
   game.hints.clear();
   game.lastMove = null;
+  game.moves = [];
   delete page.board.dataset.result;
   page.rules.textContent = "";
   page.engine.textContent = "";
   drawBoard();
   render();
-  if (settings.get("first") === "computer") {
+  keepInAddress();
+  // Only the page's first game comes from the link's moves; "New game" starts afresh.
+  if (!event && linkedMoves.length > 0) {
+    resume(linkedMoves);
+    return;
+  }
+  if (game.first === "computer") {
     computerMove();
     return;
   }
