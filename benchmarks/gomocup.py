@@ -16,7 +16,7 @@ colours swapped, and is played to the end; the service's own board follows every
 decides it: five or more in a row wins (Gomocup's rule 0, freestyle), or with `--variant
 standard` exactly five (rule 1: the brain is told, and an overline does not win). Beside
 the results: the search's nodes a second, and the brain's where it reports them
-(`MESSAGE ... NPS=`, as Wine does), medians over the moves.
+(`MESSAGE ... NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi does), medians over the moves.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -43,8 +43,9 @@ from service.game.warmup import prepare
 GOMOKU = Rules(15, 15, 5)
 #: Lines a brain may send at any time that are not an answer.
 NOTES = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
-#: A brain's report of its speed in a note, as Wine sends it: `NPS=950k`.
-SPEED = re.compile(r"\bNPS=(\d+(?:\.\d+)?)(k?)", re.IGNORECASE)
+#: A brain's report of its speed in a note, as Wine sends it (`NPS=950k`) or Rapfi
+#: (`Speed 1088K | Depth ...`).
+SPEED = re.compile(r"\b(?:NPS=|Speed )(\d+(?:\.\d+)?)(k?)", re.IGNORECASE)
 
 
 class BrainError(Exception):

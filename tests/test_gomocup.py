@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.gomocup import BrainError, opening, play, table
+from benchmarks.gomocup import SPEED, BrainError, opening, play, table
 from service.game.rules import Rules, Variant
 
 BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
@@ -24,6 +24,21 @@ def test_a_game_against_a_brain_is_played_to_its_end(search_first: bool) -> None
     assert game.longest_brain_seconds > 0
     assert game.brain_nodes_per_second == 12_000  # read from its notes
     assert game.search_nodes_per_second > 0
+
+
+@pytest.mark.parametrize(
+    ("note", "speed"),
+    [
+        ("MESSAGE depth=9 NPS=950k", ("950", "k")),  # Wine
+        ("MESSAGE Speed 1088K | Depth 17-28 | Eval -240 | Node 239K | Time 220ms", ("1088", "K")),
+    ],
+)
+def test_a_brains_speed_is_read_as_wine_and_rapfi_send_it(
+    note: str, speed: tuple[str, str]
+) -> None:
+    found = SPEED.search(note)
+    assert found is not None
+    assert found.groups() == speed
 
 
 def test_a_brain_that_answers_no_move_is_an_error() -> None:
