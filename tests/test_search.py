@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.game.alphabeta import HEURISTIC_LIMIT
 from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
 from service.game.engine import Engine
+from service.game.geometry import window_weights
 from service.game.rules import Rules, Variant
 from service.game.search import EXACT_EMPTY_CELLS, Method, Search, search
 from tests import search_reference as brute
@@ -507,3 +509,35 @@ def test_an_open_three_is_answered_by_a_block_that_holds() -> None:
     open four. The search sees it and blocks beside the three."""
     board = gomoku_board({(7, 6): "O", (7, 7): "O", (7, 8): "O", (6, 6): "X", (8, 8): "X"})
     assert search(board, Mark.X, TIME, max_nodes=NODES).move in cells_at((7, 5), (7, 9))
+
+
+# --- the evaluation, for every line length ---
+
+
+@pytest.mark.parametrize("k", range(1, 6))
+def test_up_to_five_in_a_row_a_mark_in_a_window_is_worth_four_times_one_fewer(k: int) -> None:
+    assert window_weights(k) == [0, *(4 ** (count - 1) for count in range(1, k + 2))]
+
+
+@pytest.mark.parametrize("k", range(1, 21))
+def test_window_weights_grow_with_marks_and_only_the_last_four_steeply(k: int) -> None:
+    weights = window_weights(k)
+    assert weights == sorted(set(weights))
+    # 4 to the power of k would pass the heuristic limit from k = 10 and flatten everything.
+    assert weights[k + 1] <= max(1, k - 4) * 4**5 < HEURISTIC_LIMIT
+
+
+@pytest.mark.parametrize("k", range(5, 17))
+def test_the_evaluation_means_something_for_long_lines(k: int) -> None:
+    """X's open row four marks short of k, O's marks scattered one to a row and column: the
+    search sees X ahead for every k (weights of 4 per mark to the power of k made it 0.0
+    from k = 13 on)."""
+    board = Board.empty(Rules(20, 20, k))
+    marks = k - 4
+    start = (20 - marks) // 2
+    rows = [row for row in range(20) if row != 10][:marks]
+    for at, row in enumerate(rows):
+        board = board.play(10 * 20 + start + at, Mark.X).play(row * 20 + (3 * row + 1) % 20, Mark.O)
+    found = search(board, Mark.X, 5, max_nodes=3000)
+    assert found.method is Method.HEURISTIC
+    assert found.evaluation > 0.005

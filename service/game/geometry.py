@@ -47,10 +47,7 @@ class Geometry:
             )
             for row, col in (divmod(cell, rules.cols) for cell in range(self.cells))
         ]
-        # A mark in a window worth 4 times one fewer: fuller windows dominate (4 played
-        # better against Wine than 3, 5, 6, 8 or 12: docs/SEARCH.md). One weight more than
-        # marks fit, for the promise of a window a move has just completed.
-        self.weights = [0] + [4 ** (count - 1) for count in range(1, rules.k + 2)]
+        self.weights = window_weights(rules.k)
         #: What each cell's windows promise on the empty board (`SearchBoard.promise`).
         self.empty_promise = [self.weights[1] * 2 * len(windows) for windows in self.windows_of]
         rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
@@ -73,6 +70,22 @@ class Geometry:
             _padded(self.ends, width=2),
             int(self.rules.variant.closed_ends_block),
         )
+
+
+def window_weights(k: int) -> list[int]:
+    """Return what a window holding 0 to k + 1 of one side's marks (and none of the other's)
+    is worth to that side; k + 1 for the promise of a window a move has just completed.
+
+    The last four marks missing count most: each mark there is worth 4 times one fewer
+    (fuller windows dominate; 4 played better against Wine than 3, 5, 6, 8 or 12:
+    docs/SEARCH.md). Before them, on lines longer than five, each mark adds as much as the
+    first: a window of 12 with 6 marks is worth more than with 1, and the weights stay far
+    below the heuristic limit (4^20 would pass it, and flatten every evaluation to 0)."""
+    steep_from = max(1, k - 4)  # up to five in a row, every mark is in the steep part
+    return [0] + [
+        count if count < steep_from else steep_from * 4 ** (count - steep_from)
+        for count in range(1, k + 2)
+    ]
 
 
 def _padded(
