@@ -190,19 +190,19 @@ SCHEMA_FAILURES = [
         "board_text_length",
         "/v1/move",
         {"board": ""},
-        "board: a board string has 1 to 225 characters, one a cell, not 0",
+        "board: a board string has 1 to 400 characters, one a cell, not 0",
     ),
     (
         "board_list_length",
         "/v1/move",
-        {"board": [None] * 226},
-        "board: a board is a list of 1 to 225 cells or of 1 to 15 rows of cells, not a list of 226",
+        {"board": [None] * 401},
+        "board: a board is a list of 1 to 400 cells or of 1 to 20 rows of cells, not a list of 401",
     ),
     (
         "board_rows",
         "/v1/move",
         {"board": [["X", None], [None]]},
-        "board: a board of rows has 1 to 15 rows, each a list of the same 1 to 15 cells",
+        "board: a board of rows has 1 to 20 rows, each a list of the same 1 to 20 cells",
     ),
     (
         "board_cell",

@@ -122,10 +122,10 @@ def test_a_4x4_board_has_diagonal_runs_of_three_off_the_main_diagonals() -> None
 @pytest.mark.parametrize(
     ("arguments", "problem", "words"),
     [
-        ((0, 3, 1), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 0, but a board has 1 to 15 rows"),
-        ((16, 3, 3), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 16"),
-        ((3, 0, 1), RulesProblem.COLS_OUT_OF_RANGE, "cols is 0, but a board has 1 to 15 columns"),
-        ((3, 16, 3), RulesProblem.COLS_OUT_OF_RANGE, "cols is 16"),
+        ((0, 3, 1), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 0, but a board has 1 to 20 rows"),
+        ((21, 3, 3), RulesProblem.ROWS_OUT_OF_RANGE, "rows is 21"),
+        ((3, 0, 1), RulesProblem.COLS_OUT_OF_RANGE, "cols is 0, but a board has 1 to 20 columns"),
+        ((3, 21, 3), RulesProblem.COLS_OUT_OF_RANGE, "cols is 21"),
         ((3, 3, 4), RulesProblem.K_OUT_OF_RANGE, "on a 3x3 board a line is 1 to 3 cells long"),
         ((2, 4, 0), RulesProblem.K_OUT_OF_RANGE, "k is 0"),
     ],
