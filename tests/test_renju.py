@@ -111,3 +111,19 @@ def test_every_foul_agrees_with_an_independent_judge(seed: int) -> None:
     for _ in range(10):
         board = crowded_position(rng)
         assert set(forbidden_cells(board)) == reference_forbidden(board), board.to_text()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_foul_agrees_with_the_independent_judge_on_any_board_from_5x5(seed: int) -> None:
+    """Renju is played on any board of at least 5x5: boards of 5 to 20 rows and columns,
+    the edges closing rows of every length."""
+    rng = random.Random(seed)
+    for _ in range(25):
+        rules = Rules(rng.randint(5, 20), rng.randint(5, 20), 5)
+        board = Board.empty(rules)
+        for _ in range(rng.randint(5, min(40, rules.cell_count // 2))):
+            mark = Mark.O if rng.random() < 1 / 3 else Mark.X
+            played = board.play(rng.choice(board.empty_cells()), mark)
+            if not played.completed_lines():
+                board = played
+        assert set(forbidden_cells(board)) == reference_forbidden(board), board.to_text()
