@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import schemathesis
 import yaml
@@ -196,3 +197,24 @@ def test_the_schemathesis_config_switches_nothing_off() -> None:
     """The one setting: 422 also answers schema-valid data, for impossible boards."""
     config = tomllib.loads((ROOT / "schemathesis.toml").read_text())
     assert config == {"checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "422"]}}}
+
+
+def test_answers_on_the_largest_board_keep_the_contracts_bounds(client: FlaskClient) -> None:
+    """Indices, rows, columns and scores reach 20x20's: the last cell 399, row 19, a win
+    at once scoring 400."""
+    board = ["."] * 400
+    for cell in (380, 381, 382, 383):
+        board[cell] = "X"
+    for cell in (0, 1, 2, 3):
+        board[cell] = "O"
+    body = {"board": "".join(board), "budget_ms": 50}
+    move = client.post("/v1/move", json=body)
+    analysis = client.post("/v1/analysis", json=body)
+    assert (move.status_code, analysis.status_code) == (200, 200)
+    assert (move.get_json()["move"], move.get_json()["row"]) == (384, 19)
+    components = {"components": SPEC["components"]}
+    for answer, schema in ((move, "MoveResponse"), (analysis, "AnalysisResponse")):
+        validator = jsonschema.Draft202012Validator(
+            {"$ref": f"#/components/schemas/{schema}", **components}
+        )
+        assert list(validator.iter_errors(answer.get_json())) == []

@@ -383,7 +383,7 @@ export interface components {
         BoardText: string;
         /**
          * @description "X" or "O" in either case; an empty cell as null, "", " ", "_", "-" or "."; or an empty
-         *     cell as its own flat index 0-224 (any other integer is answered 422 `invalid_request`).
+         *     cell as its own flat index 0-399 (any other integer is answered 422 `invalid_request`).
          */
         Cell: components["schemas"]["CellSymbol"] | components["schemas"]["CellIndex"] | null;
         /** @description A mark, X or O in either case, or an empty cell as "", " ", "_", "-" or ".". */

@@ -21,8 +21,9 @@ const page = {
 // cells in the order played from the first mover's mark: &moves=4,0,8. The page keeps its
 // address up to date as the game goes, so that copying it shares the game.
 const address = new URLSearchParams(window.location.search);
+// Only cell numbers: anything else (a blank, "0x4", "1.5") is no cell, and the link no game.
 const linkedMoves = address.has("moves")
-  ? address.get("moves").split(",").filter((part) => part !== "").map(Number)
+  ? address.get("moves").split(",").map((part) => (/^[0-9]+$/.test(part) ? Number(part) : NaN))
   : [];
 const seed = address.has("seed") ? Number(address.get("seed")) : null;
 for (const name of ["rows", "cols", "k", "difficulty", "variant"]) {
@@ -246,6 +247,17 @@ async function resume(moves) {
   // or the service says how the game ended.
   const [firstMark, secondMark] =
     game.first === "computer" ? [game.computer, game.you] : [game.you, game.computer];
+  // The service judges the order too (a move after the end, a cell taken twice), which a
+  // board cannot show. Its move lists start with X; the rules are the same for either mark,
+  // so a list that O starts is judged as it stands.
+  try {
+    await ask("/v1/analysis", { moves, rules: game.rules });
+  } catch (error) {
+    game.over = true;
+    render();
+    say(`Not a game: ${error.message}`);
+    return;
+  }
   for (const [order, cell] of moves.entries()) {
     if (!Number.isInteger(cell) || game.cells[cell] !== "") {
       game.over = true;
