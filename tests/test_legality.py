@@ -127,6 +127,7 @@ def test_every_code_is_stable_text() -> None:
         "wrong_player",
         "both_players_lost",
         "loser_not_last_to_move",
+        "black_moves_first",
     ]
 
 

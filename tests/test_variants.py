@@ -165,19 +165,32 @@ def test_moves_are_played_under_the_variant(client: FlaskClient) -> None:
     assert (answer["best_moves"], answer["status"]) == ([5, 6, 7], "x_won")
 
 
+def test_a_move_list_goes_on_past_an_overline_that_does_not_count(client: FlaskClient) -> None:
+    """Under standard, X's sixth stone in a row makes an overline, which neither wins nor
+    ends the game: the moves after it are played (a move list once ended the game there)."""
+    x_row, o_row = [0, 1, 3, 4, 5, 2], [30, 31, 32, 48, 134, 200]
+    moves = [cell for pair in zip(x_row, o_row, strict=True) for cell in pair]
+    rules = {"rows": 15, "cols": 15, "variant": "standard"}
+    answer = post_move(client, {"moves": moves, "rules": rules, "difficulty": "medium", "seed": 1})
+    assert answer["status"] == "in_progress"
+    freestyle = client.post("/v1/move", json={"moves": moves, "rules": {"rows": 15, "cols": 15}})
+    assert freestyle.get_json()["code"] == "move_after_end"
+
+
 @pytest.mark.parametrize(
     ("rules", "code"),
     [
         ({"variant": "standard", "misere": True}, "variant_with_misere"),
         ({"variant": "caro", "misere": True}, "variant_with_misere"),
-        ({"variant": "renju"}, "invalid_request"),
+        ({"variant": "renju", "misere": True}, "variant_with_misere"),
+        ({"variant": "gomoku"}, "invalid_request"),
         ({"variant": None}, "invalid_request"),
     ],
 )
 def test_a_variant_outside_the_service_or_with_misere_is_refused(
     client: FlaskClient, rules: dict[str, object], code: str
 ) -> None:
-    response = client.post("/v1/move", json={"board": "." * 9, "rules": rules})
+    response = client.post("/v1/move", json={"board": "." * 225, "rules": rules})
     assert response.status_code == 422
     assert response.content_type == "application/problem+json"
     problem = response.get_json()

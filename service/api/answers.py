@@ -80,7 +80,8 @@ class Answers:
         """Return the JSON analysis of a request's board: it depends on board and player only
         (and, beyond the tables, on the search's budget)."""
         budget_ms = self._admission.budget_ms(request.budget_ms)
-        position = self._engine.position(request.to_board(), request.player)
+        game = request.to_game()
+        position = self._engine.position(game.board, request.player, foul=game.foul)
         if position.in_table:
             return self._remembered(
                 ("analysis", position.board, position.side_to_move),
@@ -151,7 +152,8 @@ class Answers:
     def _plan(self, request: MoveRequest) -> Planned:
         """Check a request before any work: its budget, its position, whether it searches."""
         budget_ms = self._admission.budget_ms(request.budget_ms)
-        position = self._engine.position(request.to_board(), request.player)
+        game = request.to_game()
+        position = self._engine.position(game.board, request.player, foul=game.foul)
         return Planned(request, position, budget_ms, position.searches_for(request.difficulty))
 
     def _answer(self, planned: Planned, budget_ms: int) -> tuple[Answer, str]:

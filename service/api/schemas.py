@@ -27,7 +27,8 @@ from service.game.analysis import SearchAnalysis
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
 from service.game.engine import Analysis, MoveAdvice, Outcome, RankedMove
-from service.game.moves import InvalidMoves, MovesProblem, board_after
+from service.game.moves import Game, InvalidMoves, MovesProblem, game_after
+from service.game.renju import Foul
 from service.game.rules import MAX_SIDE, Variant, rules_for
 from service.game.search import Method, SearchResult
 
@@ -191,8 +192,13 @@ class MoveRequest(BaseModel):
         return data
 
     def to_board(self) -> Board:
-        """Return the board under the rules named, or implied by its shape; or the board
-        the moves make, on the board the rules name (3x3 when they name no size).
+        """Return the board of the game sent (`to_game`)."""
+        return self.to_game().board
+
+    def to_game(self) -> Game:
+        """Return the board under the rules named, or implied by its shape; or the game the
+        moves play (with a renju foul that ended it), on the board the rules name (3x3 when
+        they name no size).
 
         Raise InvalidRules, saying why, for rules outside the family or a board that does
         not fit them; InvalidMoves for moves that no game plays, or moves with a board.
@@ -213,7 +219,7 @@ class MoveRequest(BaseModel):
                 misere=given.misere,
                 variant=given.variant,
             )
-            return board_after(self.moves, rules)
+            return game_after(self.moves, rules)
         rules = rules_for(
             len(self.board),
             board_rows=self.board.rows,
@@ -223,7 +229,7 @@ class MoveRequest(BaseModel):
             misere=given.misere,
             variant=given.variant,
         )
-        return Board(tuple(self.board), rules)
+        return Game(Board(tuple(self.board), rules))
 
     @property
     def deterministic(self) -> bool:
@@ -305,6 +311,22 @@ class SearchResponse(BaseModel):
         )
 
 
+class FoulResponse(BaseModel):
+    """Under renju, black's foul that lost black the game."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    #: Which of the request's `moves` it was; null when the game came as a board.
+    move: int | None
+    #: Where black played it; null when a board shows an overline but not its last stone.
+    cell: int | None
+    foul: Foul
+
+
+#: The fields only renju's answers carry: left out of every other answer.
+RENJU_FIELDS = frozenset({"foul", "forbidden", "forbidden_after"})
+
+
 class MoveResponse(BaseModel):
     """The chosen move and the position after it."""
 
@@ -326,6 +348,11 @@ class MoveResponse(BaseModel):
     rules: RulesResponse
     #: Only beyond the tables: null when the level chose without searching.
     search: SearchResponse | None = None
+    #: Only under renju: black's foul that ended the game as sent, and the cells black may
+    #: not play in the position as sent and after the move (empty when white is to move).
+    foul: FoulResponse | None = None
+    forbidden: tuple[int, ...] = ()
+    forbidden_after: tuple[int, ...] = ()
 
     @classmethod
     def from_advice(cls, advice: MoveAdvice, budget_ms: int = DEFAULT_BUDGET_MS) -> MoveResponse:
@@ -354,12 +381,19 @@ class MoveResponse(BaseModel):
             )
             if found
             else None,
+            foul=FoulResponse.model_validate(advice.foul) if advice.foul else None,
+            forbidden=tuple(sorted(advice.forbidden)),
+            forbidden_after=tuple(sorted(advice.forbidden_after)),
         )
 
     def to_json(self, *, searched_game: bool) -> bytes:
-        """Return the answer as JSON: `search` only for a game beyond the tables."""
+        """Return the answer as JSON: `search` only for a game beyond the tables, the
+        renju fields only under renju."""
         # Left out of every answer from a table, so that those stay as they always were.
-        return self.model_dump_json(exclude=None if searched_game else {"search"}).encode()
+        left_out = set() if searched_game else {"search"}
+        if self.rules.variant is not Variant.RENJU:
+            left_out |= RENJU_FIELDS
+        return self.model_dump_json(exclude=left_out or None).encode()
 
 
 class RankedMoveResponse(BaseModel):
@@ -399,6 +433,10 @@ class AnalysisResponse(BaseModel):
     rules: RulesResponse
     #: Only beyond the tables: null when the game was already over.
     search: SearchResponse | None = None
+    #: Only under renju: black's foul that ended the game, and the cells black may not play
+    #: (empty when white is to move).
+    foul: FoulResponse | None = None
+    forbidden: tuple[int, ...] = ()
 
     @classmethod
     def from_analysis(
@@ -422,15 +460,19 @@ class AnalysisResponse(BaseModel):
             )
             if found and evaluation and top
             else None,
+            foul=FoulResponse.model_validate(analysis.foul) if analysis.foul else None,
+            forbidden=tuple(sorted(analysis.forbidden)),
         )
 
     def to_json(self, *, searched_game: bool) -> bytes:
-        """Return the analysis as JSON: the search's fields only for a game beyond the tables."""
-        if searched_game:
-            return self.model_dump_json().encode()
-        return self.model_dump_json(
-            exclude={"search": True, "moves": {"__all__": {"evaluation", "wins_within_plies"}}}
-        ).encode()
+        """Return the analysis as JSON: the search's fields only for a game beyond the
+        tables, the renju fields only under renju."""
+        left_out: dict[str, Any] = {}
+        if not searched_game:
+            left_out = {"search": True, "moves": {"__all__": {"evaluation", "wins_within_plies"}}}
+        if self.rules.variant is not Variant.RENJU:
+            left_out |= dict.fromkeys(RENJU_FIELDS & set(type(self).model_fields), True)
+        return self.model_dump_json(exclude=left_out or None).encode()
 
 
 class BatchRequest(BaseModel):

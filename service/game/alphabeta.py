@@ -52,10 +52,15 @@ UNLIMITED_NODES = 2**62
 
 Ints = npt.NDArray[np.int64]
 
+#: What a window's ends mean (the last of `GeometryArrays`): its holder must not hold one
+#: (PLAIN_ENDS, none listed in freestyle); nor may the opponent hold both (CARO_ENDS); only
+#: black, player 1, must not hold one (RENJU_ENDS).
+PLAIN_ENDS, CARO_ENDS, RENJU_ENDS = 0, 1, 2
+
 #: A game as the compiled search takes it: windows (W x k), windows_of (cells x most, -1
 #: padded), near (cells x most, -1 padded), weights, Zobrist keys (cells x 3), the centre
-#: cell, k, each window's ends that its holder must not hold (W x 2, -1 padded), and 1 when
-#: the opponent holding both ends closes a window (caro), else 0.
+#: cell, k, each window's ends that its holder must not hold (W x 2, -1 padded), and what
+#: the ends mean (PLAIN_ENDS, CARO_ENDS or RENJU_ENDS).
 GeometryArrays = tuple[Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], int, int, Ints, int]
 
 
@@ -63,8 +68,9 @@ class Kernel(NamedTuple):
     """One search's compiled state: the game's arrays, the position's, the table, the limits."""
 
     geometry: GeometryArrays
-    #: cells, counts (W x 3), near_marks, promise, [value, empty], [hash].
-    state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64]]
+    #: cells, counts (W x 3), near_marks, promise, [value, empty], [hash], and barred: 1 for
+    #: a cell the mover at the root may not play (renju's fouls), else 0.
+    state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints]
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`, as the pure search's `TranspositionTable` reads and writes it.
     table: Table
@@ -123,8 +129,10 @@ def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
-    """Return whether `player`'s line in `window` would count: it holds no end of it, and
-    under caro the opponent does not hold both."""
+    """Return whether `player`'s line in `window` would count: it holds no end of it (under
+    renju, black only), and under caro the opponent does not hold both."""
+    if geometry[8] == RENJU_ENDS and player == 2:
+        return True
     ends = geometry[7]
     closed = 0
     for side in range(2):
@@ -134,7 +142,7 @@ def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
                 return False
             if cells[end] == 3 - player:
                 closed += 1
-    return geometry[8] == 0 or closed < 2
+    return geometry[8] != CARO_ENDS or closed < 2
 
 
 @njit(cache=True, nogil=True)
@@ -240,6 +248,7 @@ def new_state(geometry, marks):  # type: ignore[no-untyped-def]
         promise,
         np.array([0, size], dtype=np.int64),
         np.zeros(1, dtype=np.uint64),
+        np.zeros(size, dtype=np.int64),
     )
     for cell in range(size):
         if marks[cell] != 0:
@@ -337,6 +346,34 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
                 ordered[0] = hint
                 break
     return ordered
+
+
+@njit(cache=True, nogil=True)
+def _unbarred(state, moves):  # type: ignore[no-untyped-def]
+    """Return a root's moves without the barred cells, as the pure search's `_unbarred`."""
+    cells, promise, barred = state[0], state[3], state[6]
+    size = cells.shape[0]
+    kept = np.empty(moves.shape[0], dtype=np.int64)
+    count = 0
+    for at in range(moves.shape[0]):
+        if barred[moves[at]] == 0:
+            kept[count] = moves[at]
+            count += 1
+    if count == moves.shape[0]:
+        return moves
+    if count > 0:
+        return kept[:count]
+    others = np.empty(size, dtype=np.int64)
+    keys = np.empty(size, dtype=np.int64)
+    for cell in range(size):
+        if cells[cell] == 0 and barred[cell] == 0:
+            others[count] = cell
+            keys[count] = -promise[cell] * size + cell  # by (-promise, cell), as the pure sort
+            count += 1
+    if count == 0:
+        return moves
+    ordered = others[:count][np.argsort(keys[:count], kind="mergesort")]
+    return ordered[:CANDIDATES_TRIED]
 
 
 @njit(cache=True, nogil=True)
@@ -467,6 +504,8 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
         if bound > 0 and stored_value >= beta:
             return stored_value
     moves = _candidates(geometry, state, player, hint, misere, exact)
+    if ply == 0:
+        moves = _unbarred(state, moves)
     best_value = -MATE - 1
     best_move = moves[0]
     for at in range(moves.shape[0]):
@@ -636,13 +675,17 @@ def kernel(
     table: Table,
     deadline_ns: int,
     max_nodes: int | None,
+    *,
+    barred: list[int] | None = None,
 ) -> Kernel:
     """Return the compiled state of one search of a position, with its table, deadline and
-    node limit."""
+    node limit, and the cells the mover may not play at the root (`barred`)."""
     limits = np.array(
         [0, UNLIMITED_NODES if max_nodes is None else max_nodes, deadline_ns], dtype=np.int64
     )
-    return Kernel(geometry, new_state(geometry, marks), table, limits)
+    state = new_state(geometry, marks)
+    state[6][barred or []] = 1
+    return Kernel(geometry, state, table, limits)
 
 
 def compilations() -> int:

@@ -15,7 +15,6 @@ from service.game import alphabeta
 from service.game.alphabeta import HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
 from service.game.search import EXACT_EMPTY_CELLS, Clock, Method, OutOfTime, Search
-from service.game.threats import EXACT_MOVE_PLIES, EXACT_RUN_PLIES
 
 __all__ = ["MoveEstimate", "Ranking", "SearchAnalysis", "analyse"]
 
@@ -71,21 +70,21 @@ class Ranking(Search):
         position = self.position
         if not position.free:
             raise ValueError("the board is full: there is no move to rank")
-        exact = position.empty <= EXACT_EMPTY_CELLS
-        candidates = position.empty_cells() if exact else self._root_candidates()
+        exact = position.empty <= EXACT_EMPTY_CELLS and self.proves_deep
+        candidates = self._unbarred(position.empty_cells() if exact else self._root_candidates())
         values: dict[int, int] = {}
         methods: dict[int, Method] = {}
         for move in candidates:
             decided = self._decided(move)
             if decided is not None:
                 values[move], methods[move] = decided, Method.RULES
-        threat = self._threat_line() if self.threats_forced else None
+        threat = self._threat_line() if self.threats_forced and self.proves_deep else None
         bounds: dict[int, int] = {}
         if threat is not None and threat[0] not in values:
             first, plies = threat
             candidates = sorted({*candidates, first})
             values[first], methods[first] = MATE - plies, Method.THREATS
-            if plies > EXACT_MOVE_PLIES:
+            if plies > self.exact_move_plies:
                 bounds[first] = plies
         open_moves = [move for move in candidates if move not in values]
         # One ply is only the value after each move: always within any budget.
@@ -143,9 +142,13 @@ class Ranking(Search):
             return None
         if position.completing(mover):
             return MATE - 1
-        if self.threats_forced and len(position.completing(3 - mover)) >= 2:
+        threats = position.completing(3 - mover)
+        # Two cells to stop, or (renju) only stops that are black's fouls: a loss in two.
+        if (self.threats_forced and len(threats) >= 2) or (
+            threats and all(cell in self.barred for cell in threats)
+        ):
             return -(MATE - 2)
-        if threat is not None and threat[1] <= EXACT_RUN_PLIES:
+        if threat is not None and threat[1] <= self.exact_run_plies:
             return MATE - threat[1]
         return None
 
@@ -230,7 +233,11 @@ def analyse(
     clock: Clock = time.perf_counter,
     max_nodes: int | None = None,
     compiled: bool = True,
+    barred: frozenset[int] = frozenset(),
 ) -> SearchAnalysis:
-    """Return the candidate moves for `mover` valued within `seconds`, best first."""
-    ranking = Ranking(board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled)
+    """Return the candidate moves for `mover` valued within `seconds`, best first; none of
+    the `barred` cells (renju's fouls), if another move is legal."""
+    ranking = Ranking(
+        board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled, barred=barred
+    )
     return ranking.rank()

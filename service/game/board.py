@@ -113,7 +113,12 @@ class Board:
             if (
                 len(empty) == 1
                 and all(cells[i] in (mark, None) for i in line)
-                and rules.counts(ends[line], self._holder(mark), self._holder(mark.opponent))
+                and rules.counts(
+                    ends[line],
+                    self._holder(mark),
+                    self._holder(mark.opponent),
+                    first_player=mark is Mark.X,
+                )
             ):
                 found.add(empty[0])
         return tuple(sorted(found))
@@ -122,12 +127,31 @@ class Board:
         """Return every line held completely by one player, in ascending order."""
         return tuple(line for line, _owner in self._held_lines())
 
+    def overlines(self) -> tuple[Line, ...]:
+        """Return the lines of black's overlines under renju, ascending: k-cell lines X holds
+        in a longer run, a foul that has lost black the game; none under other variants."""
+        rules = self.rules
+        if not rules.variant.has_fouls:
+            return ()
+        cells, ends = self.cells, rules.line_index.ends
+        return tuple(
+            line
+            for cell, mark in enumerate(cells)
+            if mark is Mark.X
+            for line in rules.line_index.starting_at[cell]
+            if all(cells[i] is Mark.X for i in line)
+            and any(cells[end] is Mark.X for end in ends[line])
+        )
+
     def status(self) -> GameStatus:
-        """Return whether someone has won (a line: its owner, or under misère the other),
-        the board is full, or play goes on."""
+        """Return whether someone has won (a line: its owner, or under misère the other;
+        under renju O also when black has made an overline), the board is full, or play
+        goes on."""
         for _line, owner in self._held_lines():
             winner = owner.opponent if self.rules.misere else owner
             return GameStatus.X_WON if winner is Mark.X else GameStatus.O_WON
+        if self.overlines():
+            return GameStatus.O_WON  # a five is never a foul: only without one
         return GameStatus.IN_PROGRESS if None in self.cells else GameStatus.DRAW
 
     def _held_lines(self) -> Iterator[tuple[Line, Mark]]:
@@ -143,7 +167,10 @@ class Board:
             if mark is not None:
                 for line in starting_at[cell]:
                     if all(cells[i] is mark for i in line) and rules.counts(
-                        ends[line], self._holder(mark), self._holder(mark.opponent)
+                        ends[line],
+                        self._holder(mark),
+                        self._holder(mark.opponent),
+                        first_player=mark is Mark.X,
                     ):
                         yield line, mark
 

@@ -46,9 +46,13 @@ def choose_move(
     best_move: Callable[[], int],
     difficulty: Difficulty,
     rng: random.Random | None,
+    *,
+    barred: frozenset[int] = frozenset(),
 ) -> int:
     """Pick the move a player of the given difficulty makes; `best_move` finds the best one,
-    and is called only when the level plays it (beyond the tables it costs a search).
+    and is called only when the level plays it (beyond the tables it costs a search). No
+    level plays a `barred` cell (renju's fouls: playing one loses at once) while another
+    move is legal.
 
     perfect: the best move. medium: a careful move (`careful_moves`), drawn at random.
     hard: as medium with probability HARD_RANDOM_SHARE, else perfect (perfect play keeps
@@ -59,11 +63,13 @@ def choose_move(
     if difficulty is Difficulty.HARD and rng.random() >= HARD_RANDOM_SHARE:
         return best_move()
     if difficulty in (Difficulty.HARD, Difficulty.MEDIUM):
-        return rng.choice(careful_moves(board, player))
-    return rng.choice(moves_not_losing_at_once(board, player))
+        return rng.choice(careful_moves(board, player, barred))
+    return rng.choice(moves_not_losing_at_once(board, player, barred))
 
 
-def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
+def careful_moves(
+    board: Board, player: Mark, barred: frozenset[int] = frozenset()
+) -> tuple[int, ...]:
     """Return the moves medium chooses from, ascending.
 
     The moves that win at once, if there are any. Otherwise, of the moves that do not lose
@@ -78,10 +84,11 @@ def careful_moves(board: Board, player: Mark) -> tuple[int, ...]:
         return moves_not_losing_at_once(board, player)
     wins = board.completing(player)
     if wins:
-        return wins
-    threats = board.completing(player.opponent)
+        return wins  # a five: never a foul
+    threats = tuple(cell for cell in board.completing(player.opponent) if cell not in barred)
     if not threats:
-        return _near_the_marks(board, board.empty_cells())
+        # No threat, or (renju) its one stop is black's foul, and then every move loses.
+        return _near_the_marks(board, moves_not_losing_at_once(board, player, barred))
     if not board.rules.variant.closed_ends_block:
         # A mark of one side never completes the other's line, nor stops one it does not
         # take, so a move leaves every threat but the one it takes: take one.
@@ -112,10 +119,15 @@ def _near_the_marks(board: Board, moves: tuple[int, ...]) -> tuple[int, ...]:
     return near or moves
 
 
-def moves_not_losing_at_once(board: Board, player: Mark) -> tuple[int, ...]:
-    """Return the moves after which the mover has not lost at once, or every move if none."""
+def moves_not_losing_at_once(
+    board: Board, player: Mark, barred: frozenset[int] = frozenset()
+) -> tuple[int, ...]:
+    """Return the moves after which the mover has not lost at once, or every move if none:
+    under renju, none of black's fouls (`barred`)."""
     legal = board.empty_cells()
     if not board.rules.misere:
-        return legal  # under normal rules a move ends the game in a win or a draw, or not at all
+        # Under normal rules a move ends the game in a win or a draw, or not at all; but
+        # under renju black's foul loses.
+        return tuple(move for move in legal if move not in barred) or legal
     losing = set(board.completing(player))
     return tuple(move for move in legal if move not in losing) or legal

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from service.game.analysis import MoveEstimate, SearchAnalysis, analyse
@@ -15,6 +15,7 @@ from service.game.difficulty import Difficulty, choose_move
 from service.game.legality import Illegality, IllegalPosition, check_board, side_to_move
 from service.game.minimax import backed_up
 from service.game.position import Position
+from service.game.renju import Foul, FoulMove, forbidden_cells
 from service.game.rules import CLASSIC, FAMILY, Rules
 from service.game.search import SearchResult, search
 from service.game.table import UNREACHABLE, Scores, place_of, solve
@@ -122,6 +123,11 @@ class MoveAdvice:
     #: Whether the game is beyond the tables, and the search made for this answer, if any.
     searched_game: bool = False
     search: SearchResult | None = None
+    #: Under renju: black's foul that had ended the game as sent, if any; the cells black
+    #: may not play in the position as sent, and after the move (empty when white moves).
+    foul: FoulMove | None = None
+    forbidden: frozenset[int] = frozenset()
+    forbidden_after: frozenset[int] = frozenset()
 
     @property
     def move(self) -> int | None:
@@ -148,6 +154,10 @@ class Analysis:
     #: Beyond the tables: what the search did (None when the game was already over).
     searched_game: bool = False
     search: SearchAnalysis | None = None
+    #: Under renju: black's foul that had ended the game, if any; the cells black may not
+    #: play, when black is to move.
+    foul: FoulMove | None = None
+    forbidden: frozenset[int] = frozenset()
 
 
 class Engine:
@@ -175,9 +185,13 @@ class Engine:
         found = int(self._tables[board.rules.same_game][place_of(board, side_to_move)])
         return None if found == UNREACHABLE else found
 
-    def position(self, board: Board, requested: Mark | None = None) -> Position:
+    def position(
+        self, board: Board, requested: Mark | None = None, *, foul: FoulMove | None = None
+    ) -> Position:
         """Return the board as a position checked once: who moves, how the game stands, and
         whether a table answers it; raise IllegalPosition, saying why, if no game gets there.
+        Under renju, a `foul` (black's last move, known from a game's order) has ended the
+        game; else the position knows the cells black may not play, when black is to move.
 
         The table knows which positions play reaches, so a legal board of a game it holds
         costs one lookup; only the others are checked rule by rule. (A finished game may be
@@ -201,7 +215,17 @@ class Engine:
                     "ends now was completed before that, so play went on after the game was "
                     "won",
                 )
-        return Position(board, player, board.status(), in_table)
+        if foul is not None:
+            return Position(board, player, GameStatus.O_WON, in_table, foul)
+        status = board.status()
+        if status is GameStatus.O_WON and board.overlines() and not board.lines_of(Mark.O):
+            return Position(board, player, status, in_table, _overline_foul(board))
+        forbidden = (
+            frozenset(forbidden_cells(board))
+            if board.rules.variant.has_fouls and player is Mark.X and not status.is_over
+            else frozenset()
+        )
+        return Position(board, player, status, in_table, forbidden=forbidden)
 
     def _reached(self, board: Board) -> bool:
         """Return whether play reaches a board of a game held in a table, with either side
@@ -288,12 +312,31 @@ class Engine:
         if status.is_over:
             lines = board.completed_lines()
             return MoveAdvice(
-                player, difficulty, None, None, board, status, lines, None, searched_game
+                player,
+                difficulty,
+                None,
+                None,
+                board,
+                status,
+                lines,
+                None,
+                searched_game,
+                foul=position.foul,
             )
         if rng is None and difficulty is not Difficulty.PERFECT:
             rng = random.Random()  # noqa: S311 -- a game move, not a secret
         if searched_game:
-            return self._advise_by_search(board, player, difficulty, rng, budget_seconds)
+            advice = self._advise_by_search(position, difficulty, rng, budget_seconds)
+            if not board.rules.variant.has_fouls:
+                return advice
+            after = advice.board
+            return replace(
+                advice,
+                forbidden=position.forbidden,
+                forbidden_after=frozenset(forbidden_cells(after))
+                if advice.next_player is Mark.X
+                else frozenset(),
+            )
         evaluation = self.evaluate(board, player)
         move = choose_move(board, player, lambda: evaluation.best_moves[0], difficulty, rng)
         after = board.play(move, player)
@@ -310,19 +353,19 @@ class Engine:
 
     def _advise_by_search(
         self,
-        board: Board,
-        player: Mark,
+        position: Position,
         difficulty: Difficulty,
         rng: random.Random | None,
         budget_seconds: float,
     ) -> MoveAdvice:
+        board, player, barred = position.board, position.side_to_move, position.forbidden
         searches: list[SearchResult] = []
 
         def searched_move() -> int:
-            searches.append(search(board, player, budget_seconds))
+            searches.append(search(board, player, budget_seconds, barred=barred))
             return searches[0].move
 
-        move = choose_move(board, player, searched_move, difficulty, rng)
+        move = choose_move(board, player, searched_move, difficulty, rng, barred=barred)
         found = searches[0] if searches else None
         after = board.play(move, player)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
@@ -362,7 +405,9 @@ class Engine:
         board, player, status = position.board, position.side_to_move, position.status
         searched_game = not position.in_table
         if status.is_over:
-            return Analysis(player, status, None, (), board.rules, searched_game)
+            return Analysis(
+                player, status, None, (), board.rules, searched_game, foul=position.foul
+            )
         if searched_game:
             return self._analyse_by_search(position, budget_seconds)
         ranked = sorted(
@@ -373,7 +418,7 @@ class Engine:
 
     def _analyse_by_search(self, position: Position, budget_seconds: float) -> Analysis:
         board = position.board
-        found = analyse(board, position.side_to_move, budget_seconds)
+        found = analyse(board, position.side_to_move, budget_seconds, barred=position.forbidden)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
         ranked = tuple(_ranked_estimate(board, estimate) for estimate in found.moves)
         known = found.score
@@ -388,6 +433,7 @@ class Engine:
             board.rules,
             searched_game=True,
             search=found,
+            forbidden=position.forbidden,
         )
 
     def answers_known_position(self) -> bool:
@@ -406,6 +452,13 @@ class Engine:
             and searched.search is not None
             and searched.search.proven
         )
+
+
+def _overline_foul(board: Board) -> FoulMove:
+    """Return the foul a board's black overline shows: at the one cell all its lines share
+    (the last move), or at no cell named when more than one could have been last."""
+    shared = set.intersection(*(set(line) for line in board.overlines()))
+    return FoulMove(shared.pop() if len(shared) == 1 else None, Foul.OVERLINE)
 
 
 def _score_at_once(after: Board, status: GameStatus, mover: Mark) -> int | None:

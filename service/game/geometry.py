@@ -25,8 +25,9 @@ class Geometry:
         #: Every k-cell window, the lines of the rules; the windows each cell lies in.
         self.windows = rules.lines
         #: For each window, the cells beyond its ends that its holder must not hold for it
-        #: to count: under standard and caro its ends (no overline), else none; under caro
-        #: the opponent must not hold both (`closed_ends_block`).
+        #: to count: under standard, caro and renju its ends (no overline; under renju for
+        #: black only), else none; under caro the opponent must not hold both
+        #: (`closed_ends_block`).
         self.ends: list[tuple[int, ...]] = [
             ends if rules.variant.exact_length else ()
             for ends in line_ends(rules.rows, rules.cols, rules.k)
@@ -68,8 +69,17 @@ class Geometry:
             self.centre,
             k,
             _padded(self.ends, width=2),
-            int(self.rules.variant.closed_ends_block),
+            _ENDS_MEAN[self.rules.variant],
         )
+
+
+#: What a window's ends mean to the compiled search, by variant.
+_ENDS_MEAN = {
+    Variant.FREESTYLE: alphabeta.PLAIN_ENDS,
+    Variant.STANDARD: alphabeta.PLAIN_ENDS,
+    Variant.CARO: alphabeta.CARO_ENDS,
+    Variant.RENJU: alphabeta.RENJU_ENDS,
+}
 
 
 def window_weights(k: int) -> list[int]:

@@ -10,7 +10,7 @@ from itertools import combinations
 
 from service.game.board import Board, Mark
 from service.game.refusals import Reason, Refusal
-from service.game.rules import Rules
+from service.game.rules import Line, Rules
 
 NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
@@ -26,6 +26,8 @@ class Illegality(Reason):
     #: Under misère whoever completes a line loses: the same rules, named for the loser.
     BOTH_PLAYERS_LOST = "both_players_lost"
     LOSER_NOT_LAST_TO_MOVE = "loser_not_last_to_move"
+    #: Under renju, X is black and always moves first.
+    BLACK_MOVES_FIRST = "black_moves_first"
 
 
 class IllegalPosition(Refusal):
@@ -78,6 +80,8 @@ def check_board(board: Board) -> None:
                 "cell, so no single last move completed them: play went on after the game "
                 "was won",
             )
+    if board.rules.variant.has_fouls:
+        _check_renju(board, held)
     # Whoever completed a line made the last move, so cannot have fewer marks than the other.
     for mark in Mark:
         if held[mark] and board.count(mark) < board.count(mark.opponent):
@@ -90,12 +94,58 @@ def check_board(board: Board) -> None:
             )
 
 
+def _check_renju(board: Board, held: dict[Mark, tuple[Line, ...]]) -> None:
+    """Raise IllegalPosition for what renju adds: white moving first, and play after black's
+    overline (a foul, which ends the game unless the same move made a five)."""
+    if board.count(Mark.O) > board.count(Mark.X):
+        raise IllegalPosition(
+            Illegality.BLACK_MOVES_FIRST,
+            f"O has {_marks(board.count(Mark.O))} and X has {board.count(Mark.X)}, but under "
+            "renju X is black and moves first",
+        )
+    x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+    if held[Mark.O] and x_count > o_count:
+        raise IllegalPosition(
+            Illegality.PLAY_AFTER_WIN,
+            f"O has five in a row, but X has more marks ({x_count} to {o_count}): under "
+            "renju black moves first, so X played after O had won",
+        )
+    overlines = board.overlines()
+    if overlines and held[Mark.O]:
+        raise IllegalPosition(
+            Illegality.BOTH_PLAYERS_WON,
+            "X has an overline, a foul that lost black the game, and O has five in a row, "
+            "but the game stops at the first",
+        )
+    if overlines and not set.intersection(*(set(line) for line in (*held[Mark.X], *overlines))):
+        raise IllegalPosition(
+            Illegality.PLAY_AFTER_WIN,
+            "X's overline shares no cell with its other lines, so no single last move made "
+            "them: play went on after black's foul ended the game",
+        )
+    if (overlines or held[Mark.X]) and x_count == o_count:
+        made = "an overline, a foul that ended the game," if not held[Mark.X] else "five"
+        raise IllegalPosition(
+            Illegality.PLAY_AFTER_WIN,
+            f"X has {made} but O has as many marks ({o_count}): under renju black moves "
+            "first, so O played after the game ended",
+        )
+
+
 def side_to_move(board: Board, requested: Mark | None = None) -> Mark:
-    """Return who moves on a legal board: the side with fewer marks, else `requested` or X.
+    """Return who moves on a legal board: the side with fewer marks, else `requested` or X
+    (under renju, X: black moves first).
 
     Raise IllegalPosition when `requested` is not the side with fewer marks.
     """
     x_count, o_count = board.count(Mark.X), board.count(Mark.O)
+    if x_count == o_count and board.rules.variant.has_fouls and requested is Mark.O:
+        raise IllegalPosition(
+            Illegality.WRONG_PLAYER,
+            f"O cannot move: both have {_marks(x_count)}, and under renju X is black and "
+            "moves first, so it is X's turn",
+            about_player=True,
+        )
     if x_count == o_count:
         return requested or Mark.X
     fewer = Mark.X if x_count < o_count else Mark.O

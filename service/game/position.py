@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from service.game.board import Board, GameStatus, Mark
 from service.game.difficulty import Difficulty
+from service.game.renju import FoulMove
 from service.game.rules import Rules
 
 
@@ -23,6 +24,10 @@ class Position:
     status: GameStatus
     #: Answered exactly from a solved table; any other game is searched within a budget.
     in_table: bool
+    #: Under renju, black's foul that ended the game, if its last move was one.
+    foul: FoulMove | None = None
+    #: Under renju, the cells black may not play, when black is to move; else none.
+    forbidden: frozenset[int] = frozenset()
 
     @property
     def rules(self) -> Rules:

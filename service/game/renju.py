@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from service.game.board import Board, Mark
 
@@ -28,6 +29,17 @@ class Foul(enum.Enum):
     OVERLINE = "overline"
     DOUBLE_FOUR = "double_four"
     DOUBLE_THREE = "double_three"
+
+
+@dataclass(frozen=True, slots=True)
+class FoulMove:
+    """Black's move that was a foul, and so lost the game: where (None when a board shows
+    an overline but not which of its cells came last), which foul, and which move of the
+    game's list it was (None when the game came as a board)."""
+
+    cell: int | None
+    foul: Foul
+    move: int | None = None
 
 
 class Stones:

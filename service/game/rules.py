@@ -10,7 +10,9 @@ The variant says which lines count. Under `freestyle` every line does, so a run 
 k wins too. Under `standard` only a run of exactly k does: a line whose mover also holds a
 cell just beyond either of its ends (its *ends*, `line_ends`) is part of an overline and
 does not count. Under `caro` a run of exactly k counts unless the opponent holds both its
-ends (the edge of the board closes no end).
+ends (the edge of the board closes no end). Under `renju` (five in a row, on boards of at
+least 5x5) the first player, X, is black: black's lines count as under standard, white's as
+under freestyle, and black may not play a foul (`service.game.renju`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ TABLE_MAX_SIDE = 4
 #: A line is this long unless a request says otherwise, or the board's shorter side if less.
 DEFAULT_K = 5
 
+#: Renju's line, and so the smallest side of a renju board.
+RENJU_K = 5
+
 #: The four directions a line runs in, as (row step, column step).
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
@@ -40,17 +45,30 @@ Line = tuple[int, ...]
 
 
 class Variant(enum.Enum):
-    """Which lines win: any run of k or more (freestyle), exactly k (standard), or exactly
-    k that the opponent has not closed at both ends (caro)."""
+    """Which lines win: any run of k or more (freestyle), exactly k (standard), exactly k
+    that the opponent has not closed at both ends (caro), or exactly five for black and
+    five or more for white (renju)."""
 
     FREESTYLE = "freestyle"
     STANDARD = "standard"
     CARO = "caro"
+    RENJU = "renju"
 
     @property
     def exact_length(self) -> bool:
-        """Return whether a run longer than k (an overline) does not count."""
+        """Return whether a run longer than k (an overline) does not count, for the first
+        player at least."""
         return self is not Variant.FREESTYLE
+
+    def exact_length_for(self, *, first_player: bool) -> bool:
+        """Return whether an overline does not count for one player: under renju, only for
+        black, the first player (white's overline wins)."""
+        return self.exact_length and (first_player or self is not Variant.RENJU)
+
+    @property
+    def has_fouls(self) -> bool:
+        """Return whether the first player may not play some cells (renju's fouls)."""
+        return self is Variant.RENJU
 
     @property
     def closed_ends_block(self) -> bool:
@@ -60,7 +78,7 @@ class Variant(enum.Enum):
     @property
     def gomocup_rule(self) -> int:
         """Return the code Gomocup's protocol names this variant by (`INFO rule`)."""
-        return {Variant.FREESTYLE: 0, Variant.STANDARD: 1, Variant.CARO: 9}[self]
+        return {Variant.FREESTYLE: 0, Variant.STANDARD: 1, Variant.RENJU: 4, Variant.CARO: 9}[self]
 
 
 class RulesProblem(Reason):
@@ -71,6 +89,8 @@ class RulesProblem(Reason):
     K_OUT_OF_RANGE = "k_out_of_range"
     BOARD_DOES_NOT_FIT = "board_does_not_fit"
     VARIANT_WITH_MISERE = "variant_with_misere"
+    RENJU_K = "renju_k"
+    RENJU_BOARD_TOO_SMALL = "renju_board_too_small"
 
 
 class InvalidRules(Refusal):
@@ -88,6 +108,8 @@ class InvalidRules(Refusal):
             RulesProblem.COLS_OUT_OF_RANGE: "cols",
             RulesProblem.K_OUT_OF_RANGE: "k",
             RulesProblem.VARIANT_WITH_MISERE: "variant",
+            RulesProblem.RENJU_K: "k",
+            RulesProblem.RENJU_BOARD_TOO_SMALL: "variant",
         }.get(self.problem, "board")
 
 
@@ -126,6 +148,18 @@ class Rules:
                 RulesProblem.VARIANT_WITH_MISERE,
                 f"misère is played freestyle only, not with variant {self.variant.value}",
             )
+        if self.variant is Variant.RENJU:
+            if min(self.rows, self.cols) < RENJU_K:
+                raise InvalidRules(
+                    RulesProblem.RENJU_BOARD_TOO_SMALL,
+                    f"renju is played on boards of at least {RENJU_K}x{RENJU_K}, not "
+                    f"{self.rows}x{self.cols}",
+                )
+            if self.k != RENJU_K:
+                raise InvalidRules(
+                    RulesProblem.RENJU_K,
+                    f"k is {self.k}, but renju is five in a row: k must be {RENJU_K}",
+                )
 
     @classmethod
     def of(
@@ -137,8 +171,11 @@ class Rules:
         misere: bool = False,
         variant: Variant = Variant.FREESTYLE,
     ) -> Rules:
-        """Return the rules with `k` defaulting to the shorter side, or five in a row."""
-        return cls(rows, cols, min(rows, cols, DEFAULT_K) if k is None else k, misere, variant)
+        """Return the rules with `k` defaulting to the shorter side, or five in a row (renju:
+        always five)."""
+        if k is None:
+            k = RENJU_K if variant is Variant.RENJU else min(rows, cols, DEFAULT_K)
+        return cls(rows, cols, k, misere, variant)
 
     @property
     def cell_count(self) -> int:
@@ -168,7 +205,10 @@ class Rules:
     def same_game(self) -> Rules:
         """Return the plainest rules that play this very game, so that both share one
         table: freestyle when no line has an end on the board (no overline fits), standard
-        when no line has both (caro's closed lines do not fit)."""
+        when no line has both (caro's closed lines do not fit). Renju is its own game on
+        every board: its fouls are not only overlines."""
+        if self.variant.has_fouls:
+            return self
         ends = line_ends(self.rows, self.cols, self.k)
         if self.variant.closed_ends_block and not any(len(both) == 2 for both in ends):
             return Rules(self.rows, self.cols, self.k, variant=Variant.STANDARD).same_game
@@ -177,12 +217,18 @@ class Rules:
         return self
 
     def counts(
-        self, ends: tuple[int, ...], holds: Callable[[int], bool], closes: Callable[[int], bool]
+        self,
+        ends: tuple[int, ...],
+        holds: Callable[[int], bool],
+        closes: Callable[[int], bool],
+        *,
+        first_player: bool,
     ) -> bool:
         """Return whether a line held by one side counts, given its `ends`, whether that
         side `holds` a cell and whether the opponent `closes` it: always in freestyle;
-        in standard unless it holds an end; in caro also unless the opponent holds both."""
-        if not self.variant.exact_length:
+        in standard unless it holds an end; in caro also unless the opponent holds both;
+        in renju as in standard for black (the `first_player`), always for white."""
+        if not self.variant.exact_length_for(first_player=first_player):
             return True
         if any(holds(end) for end in ends):
             return False
@@ -199,8 +245,10 @@ class Rules:
         a row, caro'."""
         kind = ", misère" if self.misere else ""
         exactly = "exactly " if self.variant.exact_length else ""
-        caro = ", caro" if self.variant is Variant.CARO else ""
-        return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{caro}{kind}"
+        named = f", {self.variant.value}" if self.variant in (Variant.CARO, Variant.RENJU) else ""
+        if self.variant is Variant.RENJU:
+            exactly = ""  # exactly five for black only: the name says it
+        return f"{self.rows}x{self.cols}, {exactly}{self.k} in a row{named}{kind}"
 
 
 #: How many games' lines one process keeps (each of the three caches below up to about 150 KB

@@ -14,6 +14,12 @@ reply the opponent has:
   the exact search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
+Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
+a lone cell that stops white's five is no stop when it is one. Inside the tree the rules
+count black's lines as exactly five and white's as five or more, but a foul is not judged
+at every node: so what would pass through one proves nothing. Black's runs of fours and the
+exact search are not run, and white's runs are exact only up to RENJU_EXACT_PLIES.
+
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
 near the marks, ordered by a transposition table, that stops on its deadline and plays the
 best move of the last depth it finished. Its value is a heuristic: the marks each side has
@@ -45,7 +51,13 @@ from service.game.alphabeta import CANDIDATES_TRIED, CLOCK_EVERY, HEURISTIC_LIMI
 from service.game.board import Board, Mark
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
-from service.game.threats import EXACT_RUN_PLIES, THREAT_SEARCH_MOVES, shortest_run_of_fours
+from service.game.threats import (
+    EXACT_MOVE_PLIES,
+    EXACT_RUN_PLIES,
+    RENJU_EXACT_PLIES,
+    THREAT_SEARCH_MOVES,
+    shortest_run_of_fours,
+)
 from service.game.transposition import TranspositionTable, new_table, slots_for
 
 __all__ = [
@@ -124,6 +136,7 @@ class Search:
         max_nodes: int | None = None,
         compiled: bool = True,
         table_slots: int | None = None,
+        barred: frozenset[int] = frozenset(),
     ) -> None:
         if compiled and clock is not time.perf_counter:
             raise ValueError("the compiled search reads the monotonic clock; give it no other")
@@ -140,6 +153,15 @@ class Search:
         geometry = geometry_of(board.rules)
         self.position = SearchBoard(geometry, board)
         self.mover = 1 if mover is Mark.X else 2
+        #: The root moves the mover may not play: under renju, black's fouls.
+        self.barred = barred
+        fouls = board.rules.variant.has_fouls
+        #: Whether the threat search and the exact search prove anything here: not for
+        #: black under renju, whose moves in them may be fouls.
+        self.proves_deep = not (fouls and self.mover == 1)
+        #: How long a run of fours, and a run's first move, is exact (module docstring).
+        self.exact_run_plies = RENJU_EXACT_PLIES if fouls else EXACT_RUN_PLIES
+        self.exact_move_plies = RENJU_EXACT_PLIES if fouls else EXACT_MOVE_PLIES
         self.max_nodes = max_nodes
         self.nodes = 0
         # Its size follows from the budget, never beyond transposition.TABLE_BYTES.
@@ -150,7 +172,9 @@ class Search:
             marks = np.array(self.position.cells, dtype=np.int64)
             left_ns = max(0, round((self.deadline - clock()) * 1e9))
             deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
-            self.kernel = alphabeta.kernel(geometry.arrays, marks, entries, deadline_ns, max_nodes)
+            self.kernel = alphabeta.kernel(
+                geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
+            )
 
     def run(self) -> SearchResult:
         """Search until a proof or the deadline; return the move and what is known of it."""
@@ -163,10 +187,10 @@ class Search:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
-            threat = self._threat_win() if self.threats_forced else None
+            threat = self._threat_win() if self.threats_forced and self.proves_deep else None
             if threat is not None and threat.score is not None:
                 return threat
-        if position.empty <= EXACT_EMPTY_CELLS:
+        if position.empty <= EXACT_EMPTY_CELLS and self.proves_deep:
             try:
                 value, move = self._negamax_root(position.empty, exact=True)
                 return self._result(move, value, Method.EXACT, position.empty, proven=True)
@@ -184,9 +208,12 @@ class Search:
         if wins:
             return self._result(wins[0], MATE - 1, Method.RULES, 0, proven=True)
         threats = position.completing(3 - mover)
-        if len(threats) >= 2 and self.threats_forced:
-            # Whatever is played, one of them is left: a loss in two. Block the first anyway.
-            return self._result(threats[0], -(MATE - 2), Method.RULES, 0, proven=True)
+        stops = [cell for cell in threats if cell not in self.barred]
+        if (len(threats) >= 2 and self.threats_forced) or (threats and not stops):
+            # Whatever is played, one of them is left (under renju also when the one stop is
+            # black's foul): a loss in two. Block the first anyway, where the mover may.
+            move = stops[0] if stops else self._unbarred(threats)[0]
+            return self._result(move, -(MATE - 2), Method.RULES, 0, proven=True)
         return None
 
     def _threat_win(self) -> SearchResult | None:
@@ -195,7 +222,7 @@ class Search:
         if found is None:
             return None
         first, plies = found
-        bound = plies if plies > EXACT_RUN_PLIES else None
+        bound = plies if plies > self.exact_run_plies else None
         return self._result(
             first, MATE - plies, Method.THREATS, plies - 2, proven=True, bound=bound
         )
@@ -230,9 +257,10 @@ class Search:
         """Return a move for when no depth finishes in time: a forced one, or the likeliest."""
         position, mover = self.position, self.mover
         threats = position.completing(3 - mover) if not self.misere else []
+        threats = [cell for cell in threats if cell not in self.barred]
         if threats:
             return threats[0]
-        ordered = self._candidates(mover, None, exact=False) or legal
+        ordered = self._unbarred(self._candidates(mover, None, exact=False) or legal)
         return ordered[0]
 
     def _negamax_root(self, depth: int, *, exact: bool) -> tuple[int, int]:
@@ -265,6 +293,8 @@ class Search:
                 if flag > 0 and stored_value >= beta:
                     return stored_value
         moves = self._candidates(player, hint, exact=exact)
+        if ply == 0 and self.barred:
+            moves = self._unbarred(moves)
         best_value, best_move = -MATE - 1, moves[0]
         for move in moves:
             value = self._played(move, player, depth, ply, alpha=alpha, beta=beta, exact=exact)
@@ -343,6 +373,19 @@ class Search:
             moves.remove(hint)
             moves.insert(0, hint)
         return moves
+
+    def _unbarred(self, moves: list[int]) -> list[int]:
+        """Return a root's moves without the barred cells; if none is left, every other
+        empty cell, the most promising first (as `_candidates` cuts them); if there is
+        none, the moves as they were."""
+        kept = [cell for cell in moves if cell not in self.barred]
+        if kept or not self.barred:
+            return kept or moves
+        others = sorted(
+            (cell for cell in self.position.empty_cells() if cell not in self.barred),
+            key=lambda cell: (-self._promise(cell), cell),
+        )
+        return others[:CANDIDATES_TRIED] or moves
 
     def _promise(self, cell: int) -> int:
         """Return how much a cell's windows hold, for either side: a move's likely worth."""
@@ -429,6 +472,10 @@ def search(
     clock: Clock = time.perf_counter,
     max_nodes: int | None = None,
     compiled: bool = True,
+    barred: frozenset[int] = frozenset(),
 ) -> SearchResult:
-    """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is known."""
-    return Search(board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled).run()
+    """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is
+    known; never one of the `barred` cells (renju's fouls), if another move is legal."""
+    return Search(
+        board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled, barred=barred
+    ).run()

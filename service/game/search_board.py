@@ -93,8 +93,10 @@ class SearchBoard:
         return completed
 
     def _counts(self, window: int, player: int) -> bool:
-        """Return whether `player`'s line in `window` would count: it holds no end of it,
-        and under caro the opponent does not hold both."""
+        """Return whether `player`'s line in `window` would count: it holds no end of it
+        (under renju, black only), and under caro the opponent does not hold both."""
+        if not self.geometry.rules.variant.exact_length_for(first_player=player == 1):
+            return True
         ends = self.geometry.ends[window]
         if any(self.cells[end] == player for end in ends):
             return False

@@ -12,6 +12,11 @@ the run found is the shortest made of fours. What its length proves:
 - its first move is worth exactly the run up to EXACT_MOVE_PLIES (seven plies): after the
   forced block, what is left is a run of five at most.
 
+Under renju a black block may be a foul, which black may not play: white's four then wins
+faster than its run says, so there a run, and its first move, is exact only up to
+RENJU_EXACT_PLIES (three plies), and black, whose fours may be fouls, runs none
+(`service.game.search`).
+
 This is the specification, and the search a test's own clock can drive; the service runs
 `alphabeta.shortest_run_of_fours`, the same runs in the same order, node for node, compiled
 and without the interpreter lock.
@@ -31,6 +36,10 @@ EXACT_RUN_PLIES = 5
 
 #: The longest run of fours whose first move is worth exactly that run.
 EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
+
+#: Under renju, the longest run of white's fours, and of its first move, that is exact: a
+#: block that is black's foul is no block, so a longer run may be won faster.
+RENJU_EXACT_PLIES = 3
 
 
 def shortest_run_of_fours(

@@ -280,14 +280,15 @@ export interface components {
          *     the shorter side, but at most 5: min(rows, cols, 5).
          *     Out of range: 422 `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`; a
          *     board that does not fit: 422 `board_does_not_fit`; misère with a variant other than
-         *     freestyle: 422 `variant_with_misere`.
+         *     freestyle: 422 `variant_with_misere`; renju with k other than 5: 422 `renju_k`, on a
+         *     board under 5x5: 422 `renju_board_too_small`.
          */
         RulesInput: {
             /** @description The board's rows, 1 to 20. */
             rows?: number | null;
             /** @description The board's columns, 1 to 20. */
             cols?: number | null;
-            /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
+            /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent (under renju, 5). */
             k?: number | null;
             /** @description Whoever completes a line loses; false by default. */
             misere?: boolean;
@@ -298,13 +299,19 @@ export interface components {
          *     too); Gomocup's `INFO rule 0`. `standard`: exactly k in a row; an overline neither
          *     wins nor ends the game (Gomocup's `INFO rule 1`, exactly five). `caro`: exactly k in
          *     a row, unless the opponent holds the cells just beyond both its ends; the edge of
-         *     the board closes no end (Gomocup's `INFO rule 9`). Misère is played freestyle only.
+         *     the board closes no end (Gomocup's `INFO rule 9`). `renju` (Gomocup's `INFO rule
+         *     4`): five in a row on a board of at least 5x5; X is black and moves first; black
+         *     wins with exactly five only, white with five or more; black may not play a foul (an
+         *     overline, a double four, a double three; a five is never one), and a foul loses:
+         *     answers list black's forbidden cells (`forbidden`), and a game sent as `moves` whose
+         *     last black move was a foul is over, won by O (`foul` says why). Misère is played
+         *     freestyle only.
          *     On boards up to 4x4 each variant is answered from a table of its own where it plays
          *     differently, else from the table of the game it plays the same as.
          * @default freestyle
          * @enum {string}
          */
-        Variant: "freestyle" | "standard" | "caro";
+        Variant: "freestyle" | "standard" | "caro" | "renju";
         /** @description The game an answer is for, every rule spelled out. */
         Rules: {
             rows: number;
@@ -353,6 +360,18 @@ export interface components {
             rules: components["schemas"]["Rules"];
             /** @description Only beyond 4x4 (absent from table answers); null when the game was already over. */
             search?: components["schemas"]["SearchReport"] | null;
+            /**
+             * @description Only under renju (absent from other answers): black's forbidden cells in the
+             *     position as sent, ascending, when black (X) is to move; empty when white is, or
+             *     when the game is over. A forbidden cell is a foul for black: an overline, a
+             *     double four or a double three, the three defined recursively (docs/RENJU.md).
+             */
+            forbidden?: number[];
+            /**
+             * @description Only under renju (absent from other answers): black's foul that ended the game
+             *     as sent (then `status` is `o_won`), or null.
+             */
+            foul?: components["schemas"]["Foul"] | null;
         };
         RankedMove: {
             move: number;
@@ -439,6 +458,33 @@ export interface components {
             rules: components["schemas"]["Rules"];
             /** @description Only beyond 4x4 (absent from table answers); null when the game was over or the level chose without searching. */
             search?: components["schemas"]["SearchReport"] | null;
+            /**
+             * @description Only under renju (absent from other answers): black's forbidden cells in the
+             *     position as sent, ascending, when black (X) is to move; empty when white is, or
+             *     when the game is over. A forbidden cell is a foul for black: an overline, a
+             *     double four or a double three, the three defined recursively (docs/RENJU.md).
+             */
+            forbidden?: number[];
+            /**
+             * @description Only under renju (absent from other answers): black's foul that ended the game
+             *     as sent (then `status` is `o_won`), or null.
+             */
+            foul?: components["schemas"]["Foul"] | null;
+            /**
+             * @description Only under renju (absent from other answers): black's forbidden cells after the
+             *     move, ascending, when black is to move next (the service played white); empty
+             *     otherwise. What a page shows a person playing black.
+             */
+            forbidden_after?: number[];
+        };
+        /** @description Under renju, black's move that was a foul, and so lost black the game. */
+        Foul: {
+            /** @description Which of the request's `moves` it was (0 is the first); null when the game came as a board. */
+            move: number | null;
+            /** @description Where black played it; null when a board shows an overline but not which of its stones came last. */
+            cell: number | null;
+            /** @enum {string} */
+            foul: "overline" | "double_four" | "double_three";
         };
         /** @description What the search did for an answer beyond 4x4, and how sure it is. */
         SearchReport: {
@@ -509,7 +555,7 @@ export interface components {
              * @description Stable for programs. The codes of the game's rules and of the service's own checks come first (`both_players_lost` and `loser_not_last_to_move` are the misère forms of two rules); then one code for each error status the HTTP layer can give, so that no failure leaves with a code outside this list (most are never sent: see the table of errors in docs/API.md).
              * @enum {string}
              */
-            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "variant_with_misere" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
+            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "variant_with_misere" | "renju_k" | "renju_board_too_small" | "black_moves_first" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
             /** @description For 422 answers, every reason with its location in the body; in a batch's slot of `results`, the location within that item. */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -533,6 +579,10 @@ export interface components {
          *     - `rows_out_of_range`, `cols_out_of_range`, `k_out_of_range`, `board_does_not_fit`:
          *       the rules name no game of the family, or the board does not fit them.
          *     - `variant_with_misere`: misère with a variant other than freestyle.
+         *     - `renju_k`, `renju_board_too_small`: renju with k other than 5, or on a board
+         *       smaller than 5x5.
+         *     - `black_moves_first`: under renju, O has more marks than X, but X (black) moves
+         *       first.
          *     - `move_out_of_range`, `move_repeated`, `move_after_end`: a game sent as `moves`
          *       has a cell off the board, a cell played twice, or a move after a line was
          *       completed; `errors` gives the move's place in the list, as ["moves", 3].
@@ -704,12 +754,12 @@ export interface operations {
                 rows?: number;
                 /** @description The board's columns, 1 to 20. */
                 cols?: number;
-                /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent. */
+                /** @description The line length, 1 to max(rows, cols); min(rows, cols, 5) when absent (under renju, 5). */
                 k?: number;
                 budget_ms?: components["schemas"]["BudgetMs"];
                 /** @description Whoever completes a line loses (`true` or `false`, `1` or `0`). */
                 misere?: boolean;
-                /** @description Which lines win, `freestyle` (the default), `standard` or `caro`. */
+                /** @description Which lines win, `freestyle` (the default), `standard`, `caro` or `renju`. */
                 variant?: components["schemas"]["Variant"];
             };
             header?: {

@@ -1,0 +1,316 @@
+"""Renju served: the variant's rules, black's forbidden cells in every answer, a foul that
+ends a game sent as moves, no level and no analysis ever on a foul, and a search that proves
+nothing through one."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from benchmarks.renju_judges import crowded_position
+from service.game.analysis import analyse
+from service.game.board import Board, GameStatus, Mark
+from service.game.engine import Engine
+from service.game.legality import Illegality, IllegalPosition
+from service.game.renju import Foul, forbidden_cells, foul
+from service.game.rules import InvalidRules, Rules, RulesProblem, Variant
+from service.game.search import Method, search
+from tests.helpers import gomoku_board, post_move
+from tests.renju_reference import reference_forbidden
+
+RENJU = Rules(15, 15, 5, variant=Variant.RENJU)
+RENJU_RULES = {"rows": 15, "cols": 15, "variant": "renju"}
+LEVELS = ("perfect", "hard", "medium", "easy")
+
+
+def cell(row: int, col: int) -> int:
+    """Return the index of a 15x15 cell."""
+    return row * 15 + col
+
+
+#: Black's twos in row 7 and column 7 cross at (7, 7): a double three there. White's stones
+#: stand apart, on the top row.
+DOUBLE_THREE_AT = cell(7, 7)
+DOUBLE_THREE_GAME = [
+    *(cell(7, 5), cell(0, 0), cell(7, 6), cell(0, 2)),
+    *(cell(5, 7), cell(0, 4), cell(6, 7), cell(0, 6)),
+]
+
+
+def renju_board(marks: dict[tuple[int, int], str]) -> Board:
+    """Return a 15x15 renju board with these marks, keyed by (row, column)."""
+    return gomoku_board(marks, RENJU)
+
+
+def refused(client: FlaskClient, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/v1/move", json=body)
+    assert response.status_code == 422, response.get_json()
+    assert response.content_type == "application/problem+json"
+    problem: dict[str, Any] = response.get_json()
+    return problem
+
+
+# --- the rules ---
+
+
+@pytest.mark.parametrize(
+    ("rules", "cells", "code", "field"),
+    [
+        ({"k": 4, "variant": "renju"}, 225, "renju_k", "k"),
+        ({"k": 6, "variant": "renju"}, 225, "renju_k", "k"),
+        ({"rows": 4, "cols": 20, "variant": "renju"}, 80, "renju_board_too_small", "variant"),
+        ({"variant": "renju", "misere": True}, 225, "variant_with_misere", "variant"),
+    ],
+)
+def test_renju_is_five_in_a_row_on_5x5_or_more_and_never_misere(
+    client: FlaskClient, rules: dict[str, Any], cells: int, code: str, field: str
+) -> None:
+    problem = refused(client, {"board": "." * cells, "rules": rules})
+    assert problem["code"] == code
+    assert problem["errors"][0]["loc"] == ["rules", field]
+
+
+def test_renju_is_gomocup_rule_4_and_its_own_game_on_every_board() -> None:
+    assert Variant.RENJU.gomocup_rule == 4
+    # On 5x5 no overline fits, but double threes and fours do: still renju, not freestyle.
+    assert Rules(5, 5, 5, variant=Variant.RENJU).same_game.variant is Variant.RENJU
+    with pytest.raises(InvalidRules) as too_small:
+        Rules(4, 4, 4, variant=Variant.RENJU)
+    assert too_small.value.problem is RulesProblem.RENJU_BOARD_TOO_SMALL
+
+
+def test_black_wins_with_exactly_five_and_white_with_five_or_more() -> None:
+    black_five = {**{(7, col): "X" for col in range(3, 8)}, **{(0, c): "O" for c in range(0, 8, 2)}}
+    assert renju_board(black_five).status() is GameStatus.X_WON
+    white_six = {**{(7, col): "O" for col in range(3, 9)}}
+    white_six |= dict.fromkeys(((0, 0), (0, 2), (0, 4), (2, 0), (2, 2), (2, 4)), "X")
+    white_wins = renju_board(white_six)
+    assert white_wins.status() is GameStatus.O_WON
+    assert white_wins.completed_lines()  # white's overline is white's win
+    assert not white_wins.overlines()
+
+
+def test_a_black_overline_is_a_foul_that_white_has_won_by() -> None:
+    black_six = {**{(7, col): "X" for col in range(3, 9)}}
+    black_six |= dict.fromkeys(((0, 0), (0, 2), (0, 4), (2, 0), (2, 2)), "O")
+    board = renju_board(black_six)
+    assert board.status() is GameStatus.O_WON
+    assert board.completed_lines() == ()  # no line won: black fouled
+    assert len(board.overlines()) == 2
+    # Under freestyle the same stones are black's win.
+    assert Board(board.cells, Rules(15, 15, 5)).status() is GameStatus.X_WON
+
+
+# --- legality ---
+
+
+def test_white_never_moves_first() -> None:
+    engine = Engine({})
+    with pytest.raises(IllegalPosition) as white_first:
+        engine.position(renju_board({(7, 7): "O"}))
+    assert white_first.value.reason is Illegality.BLACK_MOVES_FIRST
+    with pytest.raises(IllegalPosition) as wrong_player:
+        engine.position(Board.empty(RENJU), Mark.O)
+    assert wrong_player.value.reason is Illegality.WRONG_PLAYER
+    assert engine.position(Board.empty(RENJU)).side_to_move is Mark.X
+
+
+def test_no_move_comes_after_black_overline_or_five() -> None:
+    engine = Engine({})
+    black_six = {**{(7, col): "X" for col in range(3, 9)}}
+    black_six |= dict.fromkeys(((0, 0), (0, 2), (0, 4), (2, 0), (2, 2), (2, 4)), "O")
+    with pytest.raises(IllegalPosition) as after_foul:
+        engine.position(renju_board(black_six))
+    assert after_foul.value.reason is Illegality.PLAY_AFTER_WIN
+    black_five = {**{(7, col): "X" for col in range(3, 8)}}
+    black_five |= dict.fromkeys(((0, 0), (0, 2), (0, 4), (2, 0), (2, 2)), "O")
+    with pytest.raises(IllegalPosition) as after_five:
+        engine.position(renju_board(black_five))
+    assert after_five.value.reason is Illegality.PLAY_AFTER_WIN
+
+
+# --- the answers' forbidden cells ---
+
+
+def test_forbidden_cells_come_with_every_renju_answer_when_black_is_to_move(
+    client: FlaskClient,
+) -> None:
+    body = {"moves": DOUBLE_THREE_GAME, "rules": RENJU_RULES, "budget_ms": 50}
+    answer = post_move(client, body)
+    assert answer["forbidden"] == [DOUBLE_THREE_AT]
+    assert answer["foul"] is None
+    assert answer["move"] != DOUBLE_THREE_AT
+    analysis = post_move(client, body, "/v1/analysis")
+    assert analysis["forbidden"] == [DOUBLE_THREE_AT]
+    assert analysis["foul"] is None
+    assert DOUBLE_THREE_AT not in [ranked["move"] for ranked in analysis["moves"]]
+
+
+def test_white_to_move_has_no_forbidden_cells_but_the_answer_gives_blacks_after_it(
+    client: FlaskClient,
+) -> None:
+    body = {"moves": DOUBLE_THREE_GAME[:-1], "rules": RENJU_RULES, "budget_ms": 50}
+    answer = post_move(client, body)
+    assert answer["player"] == "O"
+    assert answer["forbidden"] == []
+    after = Board.from_text("".join(mark or "." for mark in answer["board"]), RENJU)
+    assert answer["forbidden_after"] == list(forbidden_cells(after))
+    assert answer["forbidden_after"] == sorted(reference_forbidden(after))
+
+
+def test_answers_under_other_variants_carry_no_renju_fields(client: FlaskClient) -> None:
+    for rules in ({"rows": 15, "cols": 15}, {"rows": 15, "cols": 15, "variant": "standard"}):
+        body = {"moves": DOUBLE_THREE_GAME, "rules": rules, "budget_ms": 20}
+        for path in ("/v1/move", "/v1/analysis"):
+            answer = post_move(client, body, path)
+            assert not {"forbidden", "forbidden_after", "foul"} & set(answer)
+    assert "forbidden" not in post_move(client, {"board": "." * 9})
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_forbidden_cells_are_the_independent_judges_and_no_level_plays_one(
+    client: FlaskClient, seed: int
+) -> None:
+    """Seeded game positions crowded with black's rows, black to move."""
+    rng = random.Random(seed)
+    board = Board(crowded_position(rng, alternate=True).cells, RENJU)
+    expected = sorted(reference_forbidden(board))
+    text = board.to_text()
+    for level in LEVELS:
+        body = {"board": text, "rules": RENJU_RULES, "difficulty": level, "seed": seed}
+        answer = post_move(client, {**body, "budget_ms": 30})
+        assert answer["forbidden"] == expected
+        assert answer["move"] not in expected
+    analysis = post_move(
+        client, {"board": text, "rules": RENJU_RULES, "budget_ms": 30}, "/v1/analysis"
+    )
+    assert analysis["forbidden"] == expected
+    assert not {ranked["move"] for ranked in analysis["moves"]} & set(expected)
+
+
+# --- a foul ends the game ---
+
+
+def test_a_black_foul_in_a_move_list_ends_the_game_and_says_why(client: FlaskClient) -> None:
+    moves = [*DOUBLE_THREE_GAME, DOUBLE_THREE_AT]
+    for path in ("/v1/move", "/v1/analysis"):
+        answer = post_move(client, {"moves": moves, "rules": RENJU_RULES}, path)
+        assert answer["status"] == "o_won"
+        assert answer["foul"] == {"move": 8, "cell": DOUBLE_THREE_AT, "foul": "double_three"}
+        assert answer["forbidden"] == []
+    answer = post_move(client, {"moves": moves, "rules": RENJU_RULES})
+    assert (answer["move"], answer["winner"], answer["next_player"]) == (None, "O", None)
+    # The same board without its order is a game in progress: a double three does not show.
+    board = post_move(client, {"board": answer["board"], "rules": RENJU_RULES, "budget_ms": 20})
+    assert board["status"] == "in_progress"
+
+
+def test_a_move_after_a_foul_is_refused(client: FlaskClient) -> None:
+    problem = refused(
+        client, {"moves": [*DOUBLE_THREE_GAME, DOUBLE_THREE_AT, cell(0, 8)], "rules": RENJU_RULES}
+    )
+    assert problem["code"] == "move_after_end"
+    assert problem["errors"][0]["loc"] == ["moves", 9]
+    assert "double three at cell 112 was a foul" in problem["detail"]
+
+
+def test_a_board_with_a_black_overline_is_over_and_says_so(client: FlaskClient) -> None:
+    black_six = {**{(7, col): "X" for col in range(3, 9)}}
+    black_six |= dict.fromkeys(((0, 0), (0, 2), (0, 4), (2, 0), (2, 2)), "O")
+    answer = post_move(client, {"board": renju_board(black_six).to_text(), "rules": RENJU_RULES})
+    assert (answer["status"], answer["move"], answer["winning_lines"]) == ("o_won", None, [])
+    # Six in a row: any of the middle four stones could have come last.
+    assert answer["foul"] == {"move": None, "cell": None, "foul": "overline"}
+
+
+def test_an_overline_made_by_one_known_stone_names_it(client: FlaskClient) -> None:
+    """Two overlines crossing at one stone: that stone came last."""
+    black = {(5, col): "X" for col in (2, 3, 4, 6, 7, 8)} | {
+        (row, 5): "X" for row in (2, 3, 4, 6, 7, 8)
+    }
+    black[(5, 5)] = "X"
+    white = {(0, col): "O" for col in range(0, 14, 2)} | {(14, col): "O" for col in range(0, 10, 2)}
+    board = renju_board({**black, **white})
+    assert board.count(Mark.X) == board.count(Mark.O) + 1
+    answer = post_move(client, {"board": board.to_text(), "rules": RENJU_RULES})
+    assert answer["foul"] == {"move": None, "cell": cell(5, 5), "foul": "overline"}
+
+
+def test_a_game_as_moves_gets_the_answer_to_its_board(client: FlaskClient) -> None:
+    rules = Rules(15, 15, 5, variant=Variant.RENJU)
+    board = Board.empty(rules)
+    for index, move in enumerate(DOUBLE_THREE_GAME):
+        board = board.play(move, Mark.X if index % 2 == 0 else Mark.O)
+    for path in ("/v1/move", "/v1/analysis"):
+        common = {"rules": RENJU_RULES, "difficulty": "medium", "seed": 3}
+        if path == "/v1/analysis":
+            common = {"rules": RENJU_RULES, "budget_ms": 20}
+        as_moves = post_move(client, {"moves": DOUBLE_THREE_GAME, **common}, path)
+        as_board = post_move(client, {"board": board.to_text(), **common}, path)
+        for answer in (as_moves, as_board):
+            answer.pop("search", None)
+            for ranked in answer.get("moves", []):
+                ranked.pop("evaluation")
+        if path == "/v1/analysis":
+            # A search's values depend on its time; the moves ranked do not change.
+            assert as_moves["forbidden"] == as_board["forbidden"]
+            continue
+        assert as_moves == as_board
+
+
+# --- the search proves nothing through a foul ---
+
+#: White's four on row 10, closed on the left by black, completes at (10, 7), where black's
+#: column and diagonal twos would make a double three: black's only stop is a foul.
+STOP_IS_A_FOUL = renju_board(
+    {(10, col): "O" for col in range(3, 7)}
+    | {(0, 14): "O"}
+    | {(10, 2): "X", (8, 7): "X", (9, 7): "X", (8, 5): "X", (9, 6): "X"}
+)
+
+
+def test_when_blacks_only_stop_is_a_foul_black_has_lost_in_two(client: FlaskClient) -> None:
+    stop = cell(10, 7)
+    assert foul(STOP_IS_A_FOUL, stop) is Foul.DOUBLE_THREE
+    body = {"board": STOP_IS_A_FOUL.to_text(), "rules": RENJU_RULES}
+    answer = post_move(client, body)
+    assert answer["move"] != stop
+    assert (answer["outcome"], answer["plies_to_end"]) == ("loss", 2)
+    assert answer["search"]["method"] == "rules"
+    analysis = post_move(client, body, "/v1/analysis")
+    assert (analysis["outcome"], analysis["plies_to_end"]) == ("loss", 2)
+    assert stop not in [ranked["move"] for ranked in analysis["moves"]]
+
+
+def test_black_proves_no_run_of_fours_under_renju() -> None:
+    """Black's open three on an otherwise quiet board: under freestyle a run of fours wins
+    (the open four), proven; under renju black's fours may be fouls, so none is claimed."""
+    marks = {(7, 6): "X", (7, 7): "X", (7, 8): "X", (0, 0): "O", (0, 14): "O", (14, 0): "O"}
+    freestyle = gomoku_board(marks)
+    assert search(freestyle, Mark.X, 2.0).method is Method.THREATS
+    found = search(Board(freestyle.cells, RENJU), Mark.X, 0.2)
+    assert found.method is Method.HEURISTIC
+    assert not found.proven
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("nodes", [40, 3000])
+def test_the_compiled_search_keeps_to_the_pure_one_with_fouls_barred(seed: int, nodes: int) -> None:
+    board = Board(crowded_position(random.Random(seed), alternate=True).cells, RENJU)
+    barred = frozenset(forbidden_cells(board))
+    found = [
+        search(board, Mark.X, 600.0, max_nodes=nodes, compiled=compiled, barred=barred)
+        for compiled in (False, True)
+    ]
+    pure, compiled = ({k: getattr(f, k) for k in f.__slots__ if k != "seconds"} for f in found)
+    assert pure == compiled
+    assert found[0].move not in barred
+    ranked = [
+        analyse(board, Mark.X, 600.0, max_nodes=nodes, compiled=compiled, barred=barred)
+        for compiled in (False, True)
+    ]
+    assert [m.move for m in ranked[0].moves] == [m.move for m in ranked[1].moves]
+    assert not {m.move for m in ranked[0].moves} & barred
