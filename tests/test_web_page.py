@@ -499,3 +499,42 @@ def test_gomoku_boards_up_to_20x20_fit_a_390_pixel_screen(
     assert corner["width"] >= narrowest_cell, "a cell must stay big enough to tap"
     assert abs(corner["width"] - corner["height"]) < 1, "cells stay square"
     assert phone.errors == []
+
+
+#: A renju game, black (X) to move: black's twos in row 7 and column 7 cross at cell 112, a
+#: double three there (tests/test_renju_play.py draws it).
+RENJU_GAME = "rows=15&cols=15&variant=renju&difficulty=medium&seed=1&moves=110,0,111,2,82,4,97,6"
+
+
+def test_renju_shows_black_its_forbidden_points_and_keeps_it_off_them(page: Page) -> None:
+    page.page.goto(page.base_url + "/?mark=X&first=you&" + RENJU_GAME)
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#rules")).to_have_text("15x15, 5 in a row, renju")
+    assert page.status() == "Your turn (you play X)"
+    forbidden = page.page.locator(".cell.forbidden")
+    expect(forbidden).to_have_count(1)
+    expect(forbidden).to_have_attribute("data-cell", "112")
+    expect(forbidden).to_be_disabled()
+    assert "forbidden for black" in (forbidden.get_attribute("aria-label") or "")
+    page.page.click(".cell[data-cell='113']")
+    page.wait_for_turn_or_end()
+    assert page.cells().count("X") == 5
+
+
+def test_renju_shows_white_no_forbidden_points(page: Page) -> None:
+    page.page.goto(page.base_url + "/?mark=O&first=computer&" + RENJU_GAME + ",113")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator(".cell.forbidden")).to_have_count(0)
+
+
+def test_a_renju_link_that_ends_on_blacks_foul_says_so(page: Page) -> None:
+    page.page.goto(page.base_url + "/?mark=X&first=you&" + RENJU_GAME + ",112")
+    expect(page.page.locator("#status")).to_have_text("You lose: black's double three is a foul")
+
+
+def test_under_renju_black_moves_first_whoever_plays_it(page: Page) -> None:
+    start_game(
+        page, mark="O", first="you", difficulty="medium", game="rows=15&cols=15&variant=renju"
+    )
+    assert page.cells().count("X") == 1  # the computer, black, moved first
+    assert parse_qs(urlparse(page.page.url).query)["first"] == ["computer"]

@@ -16,7 +16,7 @@ const page = {
 
 // The page's address can name a game and its settings, so that a link opens it:
 // /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
-// (or variant=standard, variant=caro instead of misere)
+// (or variant=standard, variant=caro, variant=renju instead of misere)
 // (a seed makes the computer's random choices repeatable), and the game so far as its moves,
 // cells in the order played from the first mover's mark: &moves=4,0,8. The page keeps its
 // address up to date as the game goes, so that copying it shares the game.
@@ -52,7 +52,16 @@ const game = {
   winningCells: new Set(),
   hints: new Map(),
   lastMove: null,
+  // Under renju, the cells the service says black may not play, when black is to move.
+  forbidden: new Set(),
 };
+
+// The position as the service takes it. Under renju, the moves in order: whether black's
+// last move was a foul depends on which stone came last, which a board does not show.
+function position(player) {
+  if (game.rules.variant === "renju") return { moves: game.moves, rules: game.rules };
+  return { board: game.cells, rules: game.rules, player };
+}
 
 async function ask(path, body) {
   const response = await fetch(path, {
@@ -72,13 +81,16 @@ function describe(index) {
   const column = (index % game.rules.cols) + 1;
   const mark = game.cells[index] || "empty";
   const hint = game.hints.get(index);
-  return `Row ${row}, column ${column}: ${mark}${hint ? `, hint: ${hint}` : ""}`;
+  const forbidden = game.forbidden.has(index) ? ", forbidden for black" : "";
+  return `Row ${row}, column ${column}: ${mark}${forbidden}${hint ? `, hint: ${hint}` : ""}`;
 }
 
 function render() {
   page.cells.forEach((cell, index) => {
     cell.textContent = game.cells[index];
-    cell.disabled = game.over || !game.yourTurn || game.cells[index] !== "";
+    const forbidden = game.yourTurn && game.forbidden.has(index);
+    cell.disabled = game.over || !game.yourTurn || game.cells[index] !== "" || forbidden;
+    cell.classList.toggle("forbidden", forbidden);
     cell.classList.toggle("winning", game.winningCells.has(index));
     cell.classList.toggle("last", index === game.lastMove);
     if (game.hints.has(index)) {
@@ -126,10 +138,10 @@ function showEngine(answer) {
 
 function showRules(rules) {
   // The rules as the service normalised them, e.g. "4x4, 4 in a row, misère" or
-  // "15x15, exactly 5 in a row, caro".
+  // "15x15, exactly 5 in a row, caro" or "15x15, 5 in a row, renju".
   const kind = rules.misere ? ", misère" : "";
-  const exactly = rules.variant === "freestyle" ? "" : "exactly ";
-  const variant = rules.variant === "caro" ? ", caro" : "";
+  const exactly = ["standard", "caro"].includes(rules.variant) ? "exactly " : "";
+  const variant = ["caro", "renju"].includes(rules.variant) ? `, ${rules.variant}` : "";
   page.rules.textContent =
     `${rules.rows}x${rules.cols}, ${exactly}${rules.k} in a row${variant}${kind}`;
 }
@@ -155,9 +167,18 @@ function finish(answer) {
   game.over = true;
   game.yourTurn = false;
   game.winningCells = new Set(answer.winning_lines.flat());
+  game.forbidden = new Set();
   const result = answer.winner === null ? "draw" : answer.winner === game.you ? "win" : "loss";
   page.board.dataset.result = result;
-  say(RESULT_WORDS[result]);
+  // Under renju, a game can end on black's foul: say which.
+  const foul = answer.foul ? `: black's ${answer.foul.foul.replace("_", " ")} is a foul` : "";
+  say(`${RESULT_WORDS[result]}${foul}`);
+}
+
+function forbidYou(cells) {
+  // Renju: the service lists black's forbidden cells when black is to move; shown to a
+  // person playing black, and not playable.
+  game.forbidden = new Set(game.you === "X" ? cells ?? [] : []);
 }
 
 async function computerMove() {
@@ -166,12 +187,8 @@ async function computerMove() {
   render();
   say("Thinking…");
   thinking(true);
-  const request = {
-    board: game.cells,
-    rules: game.rules,
-    player: game.computer,
-    difficulty: game.difficulty,
-  };
+  game.forbidden = new Set();
+  const request = { ...position(game.computer), difficulty: game.difficulty };
   if (seed !== null) request.seed = seed;
   try {
     const answer = await ask("/v1/move", request);
@@ -180,6 +197,7 @@ async function computerMove() {
     game.cells = answer.board;
     game.lastMove = answer.move;
     if (answer.move !== null) game.moves.push(answer.move);
+    forbidYou(answer.forbidden_after);
     keepInAddress();
     if (answer.next_player === null) {
       finish(answer);
@@ -205,11 +223,7 @@ function play(index) {
 
 async function showHints() {
   try {
-    const analysis = await ask("/v1/analysis", {
-      board: game.cells,
-      rules: game.rules,
-      player: game.you,
-    });
+    const analysis = await ask("/v1/analysis", position(game.you));
     // An outcome when it is known; beyond 4x4 unproven moves show the search's estimate.
     game.hints = new Map(
       analysis.moves.map((ranked) => [
@@ -276,18 +290,15 @@ async function resume(moves) {
     return;
   }
   try {
-    const analysis = await ask("/v1/analysis", {
-      board: game.cells,
-      rules: game.rules,
-      player: game.you,
-    });
+    const analysis = await ask("/v1/analysis", position(game.you));
     showRules(analysis.rules);
     if (analysis.status !== "in_progress") {
       // Over: the move endpoint names the winner and the lines of a finished board.
-      finish(await ask("/v1/move", { board: game.cells, rules: game.rules, player: game.you }));
+      finish(await ask("/v1/move", position(game.you)));
       render();
       return;
     }
+    forbidYou(analysis.forbidden);
   } catch (error) {
     game.over = true;
     render();
@@ -305,6 +316,8 @@ async function newGame(event) {
   game.you = settings.get("mark");
   game.first = settings.get("first");
   game.computer = game.you === "X" ? "O" : "X";
+  // Under renju X is black and moves first, whoever plays it.
+  if (settings.get("variant") === "renju") game.first = game.you === "X" ? "you" : "computer";
   game.difficulty = settings.get("difficulty");
   game.rules = {
     rows: Number(settings.get("rows")),
@@ -318,6 +331,7 @@ async function newGame(event) {
   game.yourTurn = false;
   game.winningCells = new Set();
   game.hints.clear();
+  game.forbidden = new Set();
   game.lastMove = null;
   game.moves = [];
   delete page.board.dataset.result;
@@ -337,12 +351,9 @@ async function newGame(event) {
   }
   // The service, not the page, knows which games exist: it says so for a line too long.
   try {
-    const analysis = await ask("/v1/analysis", {
-      board: game.cells,
-      rules: game.rules,
-      player: game.you,
-    });
+    const analysis = await ask("/v1/analysis", position(game.you));
     showRules(analysis.rules);
+    forbidYou(analysis.forbidden);
   } catch (error) {
     game.over = true;
     render();
