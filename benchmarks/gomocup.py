@@ -14,7 +14,10 @@ stones (X, O, X) within two cells of the centre chosen by a seeded generator (de
 engines would otherwise play one game over and over), each opening played twice with the
 colours swapped, and is played to the end; the service's own board follows every move and
 decides it: five or more in a row wins (Gomocup's rule 0, freestyle), or with `--variant
-standard` exactly five (rule 1: the brain is told, and an overline does not win). Beside
+standard` exactly five (rule 1: the brain is told, and an overline does not win), or with
+`--variant renju` (rule 4) renju's: black's foul loses, judged by `service.game.renju`
+before each black move; the search is never to play one (it gets black's forbidden cells,
+as the service does, and a foul of its own stops the benchmark). Beside
 the results: the search's nodes a second, and the brain's where it reports them
 (`MESSAGE ... NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi does), medians over the moves.
 
@@ -36,6 +39,7 @@ from pathlib import Path
 from types import TracebackType
 
 from service.game.board import Board, GameStatus, Mark
+from service.game.renju import forbidden_cells, foul
 from service.game.rules import Rules, Variant
 from service.game.search import search
 from service.game.warmup import prepare
@@ -160,6 +164,8 @@ class Game:
     #: Medians over the game's moves; the brain's None when it reports no speed.
     search_nodes_per_second: float
     brain_nodes_per_second: float | None
+    #: Under renju, the brain's foul that ended the game ("double_three", ...), if any.
+    brain_foul: str | None = None
 
 
 def opening(rules: Rules, seed: int) -> list[int]:
@@ -184,13 +190,17 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     brain_knows = False
     longest_search = longest_brain = 0.0
     speeds: list[float] = []
+    fouls = rules.variant.has_fouls
+    brain_foul = None
     with Brain(command, rules, budget_ms) as brain:
         for cell in opening(rules, seed):
             history.append((cell, mover))
             board, mover = board.play(cell, mover), mover.opponent
-        while not board.status().is_over:
+        while not board.status().is_over and brain_foul is None:
+            black_moves = fouls and mover is Mark.X
             if mover is ours:
-                found = search(board, mover, budget_ms / 1000)
+                barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
+                found = search(board, mover, budget_ms / 1000, barred=barred)
                 longest_search = max(longest_search, found.seconds)
                 speeds.append(found.nodes / max(found.seconds, 1e-9))
                 cell = found.move
@@ -204,17 +214,22 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
                 longest_brain = max(longest_brain, time.perf_counter() - started)
                 if board.cells[cell] is not None:
                     raise BrainError(f"the brain played on a taken cell: {cell}")
+            committed = foul(board, cell) if black_moves else None
+            if committed is not None and mover is ours:
+                raise AssertionError(f"the search played a foul, {committed.value}, on {cell}")
+            if committed is not None:
+                brain_foul = committed.value
             history.append((cell, mover))
             board, mover = board.play(cell, mover), mover.opponent
         brain_speeds = brain.speeds
-    status = board.status()
+    status = GameStatus.O_WON if brain_foul else board.status()
     won = GameStatus.X_WON if ours is Mark.X else GameStatus.O_WON
     result = "draw" if status is GameStatus.DRAW else "win" if status is won else "loss"
     plies = rules.cell_count - len(board.empty_cells())
     return Game(
         seed, search_first, result, plies, longest_search, longest_brain,
         statistics.median(speeds) if speeds else 0.0,
-        statistics.median(brain_speeds) if brain_speeds else None,
+        statistics.median(brain_speeds) if brain_speeds else None, brain_foul,
     )  # fmt: skip
 
 
@@ -255,7 +270,7 @@ def main() -> None:
         "--variant",
         choices=[variant.value for variant in Variant],
         default=Variant.FREESTYLE.value,
-        help="which lines win: five or more (freestyle), or exactly five (standard)",
+        help="which lines win: five or more (freestyle), exactly five (standard), renju's",
     )
     arguments = parser.parse_args()
     rules = replace(GOMOKU, variant=Variant(arguments.variant))

@@ -55,6 +55,19 @@ def test_the_brain_is_told_the_variant_by_its_gomocup_rule() -> None:
         play(told_standard, GOMOKU, seed=0, search_first=True, budget_ms=20)
 
 
+@pytest.mark.parametrize("search_first", [True, False])
+def test_a_renju_game_is_played_to_its_end_without_a_foul_of_the_search(
+    search_first: bool,
+) -> None:
+    """The brain is told rule 4; the benchmark stops on any foul of the search's."""
+    renju = Rules(15, 15, 5, variant=Variant.RENJU)
+    game = play(
+        [*BRAIN, "--expect-rule", "4"], renju, seed=1, search_first=search_first, budget_ms=20
+    )
+    assert game.result == "win"
+    assert game.brain_foul is None
+
+
 def test_openings_differ_by_seed_and_stay_near_the_centre() -> None:
     openings = {tuple(opening(GOMOKU, seed)) for seed in range(8)}
     assert len(openings) == 8
