@@ -25,8 +25,10 @@ export type ProblemCode = Problem["code"];
 /** The code of an error answer that is no problem of the service's (a proxy's HTML page). */
 export const UNEXPECTED_ANSWER = "unexpected_answer";
 export type Difficulty = Schemas["Difficulty"];
-/** Which lines win: `freestyle` (k or more in a row), `standard` (exactly k) or `caro` (exactly k, not closed at both ends). */
+/** Which lines win: `freestyle` (k or more in a row), `standard` (exactly k), `caro` (exactly k, not closed at both ends) or `renju` (five; black may not play a foul). */
 export type Variant = Schemas["Variant"];
+/** Under renju, black's foul that ended a game: which move, where, and which foul. */
+export type Foul = Schemas["Foul"];
 export type Mark = Schemas["Mark"];
 export type Outcome = Schemas["Outcome"];
 export type GameStatus = Schemas["GameStatus"];

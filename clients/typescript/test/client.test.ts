@@ -98,6 +98,20 @@ describe("against the live service", () => {
     expect(answer.search?.evaluation).toBeGreaterThan(-1);
   });
 
+  it("plays renju: black's forbidden cells, and a foul that ends the game", async () => {
+    // Black's twos cross at cell 112: a double three there, forbidden while black moves.
+    const moves = [110, 0, 111, 2, 82, 4, 97, 6];
+    const rules = { rows: 15, cols: 15, variant: "renju" as const };
+    const answer = await client.move({ moves, rules, difficulty: "medium", seed: 1 });
+    expect(answer.forbidden).toEqual([112]);
+    expect(answer.move).not.toBe(112);
+    const fouled = await client.move({ moves: [...moves, 112], rules });
+    expect(fouled.status).toBe("o_won");
+    expect(fouled.foul).toEqual({ move: 8, cell: 112, foul: "double_three" });
+    const freestyle = await client.move({ moves, rules: { rows: 15, cols: 15 }, difficulty: "medium" });
+    expect(freestyle).not.toHaveProperty("forbidden");
+  });
+
   it("refuses a budget out of range with its own code", async () => {
     const error = await failure(client.move({ board: ".".repeat(49), budget_ms: 0 }));
     expect(error.code).toBe("budget_out_of_range");
