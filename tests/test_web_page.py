@@ -538,3 +538,12 @@ def test_under_renju_black_moves_first_whoever_plays_it(page: Page) -> None:
     )
     assert page.cells().count("X") == 1  # the computer, black, moved first
     assert parse_qs(urlparse(page.page.url).query)["first"] == ["computer"]
+
+
+def test_a_link_with_settings_the_page_does_not_offer_keeps_its_defaults(page: Page) -> None:
+    page.page.goto(page.base_url + "/?difficulty=impossible&seed=x7&rows=99&variant=go")
+    page.wait_for_turn_or_end()
+    query = parse_qs(urlparse(page.page.url).query)
+    assert (query["difficulty"], query["rows"]) == (["medium"], ["3"])
+    assert "seed" not in query
+    assert "variant" not in query  # freestyle, the default

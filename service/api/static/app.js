@@ -25,10 +25,13 @@ const address = new URLSearchParams(window.location.search);
 const linkedMoves = address.has("moves")
   ? address.get("moves").split(",").map((part) => (/^[0-9]+$/.test(part) ? Number(part) : NaN))
   : [];
-const seed = address.has("seed") ? Number(address.get("seed")) : null;
+// A seed is a whole number; anything else in the address is no seed.
+const seed = /^[0-9]+$/.test(address.get("seed") ?? "") ? Number(address.get("seed")) : null;
 for (const name of ["rows", "cols", "k", "difficulty", "variant"]) {
   const field = page.settings.elements[name];
-  if (address.has(name)) field.value = address.get(name);
+  // A value the list does not offer leaves the field as it was, not empty.
+  const offered = [...field.options].some((option) => option.value === address.get(name));
+  if (address.has(name) && offered) field.value = address.get(name);
 }
 for (const name of ["mark", "first"]) {
   if (address.has(name)) page.settings.elements[name].value = address.get(name);
