@@ -314,3 +314,17 @@ def test_the_compiled_search_keeps_to_the_pure_one_with_fouls_barred(seed: int, 
     ]
     assert [m.move for m in ranked[0].moves] == [m.move for m in ranked[1].moves]
     assert not {m.move for m in ranked[0].moves} & barred
+
+
+def test_no_exact_search_claims_a_renju_endgame(client: FlaskClient) -> None:
+    """5x7, 8 cells empty, white to move: white wins in three (a reference solver that
+    judges every black foul says so), because black's one block would be a foul. An exact
+    search that let black play fouls in its tree called it a draw, with a score of 0; under
+    renju the exact search is off and nothing is claimed."""
+    moves = [34, 18, 16, 32, 10, 3, 7, 25, 13, 1, 0, 2, 17, 30, 20, 26, 23, 21, 27, 6, 5, 14]
+    moves += [28, 22, 8, 15, 19]
+    rules = {"rows": 5, "cols": 7, "variant": "renju"}
+    for path in ("/v1/move", "/v1/analysis"):
+        answer = post_move(client, {"moves": moves, "rules": rules, "budget_ms": 300}, path)
+        assert answer["search"]["method"] != "exact"
+        assert answer["score"] in (None, 33)

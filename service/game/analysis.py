@@ -70,7 +70,7 @@ class Ranking(Search):
         position = self.position
         if not position.free:
             raise ValueError("the board is full: there is no move to rank")
-        exact = position.empty <= EXACT_EMPTY_CELLS and self.proves_deep
+        exact = position.empty <= EXACT_EMPTY_CELLS and self.exact_proves
         candidates = self._unbarred(position.empty_cells() if exact else self._root_candidates())
         values: dict[int, int] = {}
         methods: dict[int, Method] = {}
@@ -78,7 +78,7 @@ class Ranking(Search):
             decided = self._decided(move)
             if decided is not None:
                 values[move], methods[move] = decided, Method.RULES
-        threat = self._threat_line() if self.threats_forced and self.proves_deep else None
+        threat = self._threat_line() if self.threats_forced and self.threats_prove else None
         bounds: dict[int, int] = {}
         if threat is not None and threat[0] not in values:
             first, plies = threat

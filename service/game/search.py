@@ -18,7 +18,8 @@ Under renju the cells black may not play (`barred`: its fouls) are never a root 
 a lone cell that stops white's five is no stop when it is one. Inside the tree the rules
 count black's lines as exactly five and white's as five or more, but a foul is not judged
 at every node: so what would pass through one proves nothing. Black's runs of fours and the
-exact search are not run, and white's runs are exact only up to RENJU_EXACT_PLIES.
+exact search (for either side) are not run, and white's runs are exact only up to
+RENJU_EXACT_PLIES.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
 near the marks, ordered by a transposition table, that stops on its deadline and plays the
@@ -156,9 +157,12 @@ class Search:
         #: The root moves the mover may not play: under renju, black's fouls.
         self.barred = barred
         fouls = board.rules.variant.has_fouls
-        #: Whether the threat search and the exact search prove anything here: not for
-        #: black under renju, whose moves in them may be fouls.
-        self.proves_deep = not (fouls and self.mover == 1)
+        #: Whether the threat search proves anything here: not for black under renju,
+        #: whose fours may be fouls.
+        self.threats_prove = not (fouls and self.mover == 1)
+        #: Whether the exact search does: not under renju, where black's moves in it may
+        #: be fouls, which would win black a draw it cannot have, or a game.
+        self.exact_proves = not fouls
         #: How long a run of fours, and a run's first move, is exact (module docstring).
         self.exact_run_plies = RENJU_EXACT_PLIES if fouls else EXACT_RUN_PLIES
         self.exact_move_plies = RENJU_EXACT_PLIES if fouls else EXACT_MOVE_PLIES
@@ -187,10 +191,10 @@ class Search:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
-            threat = self._threat_win() if self.threats_forced and self.proves_deep else None
+            threat = self._threat_win() if self.threats_forced and self.threats_prove else None
             if threat is not None and threat.score is not None:
                 return threat
-        if position.empty <= EXACT_EMPTY_CELLS and self.proves_deep:
+        if position.empty <= EXACT_EMPTY_CELLS and self.exact_proves:
             try:
                 value, move = self._negamax_root(position.empty, exact=True)
                 return self._result(move, value, Method.EXACT, position.empty, proven=True)
