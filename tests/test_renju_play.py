@@ -328,3 +328,21 @@ def test_no_exact_search_claims_a_renju_endgame(client: FlaskClient) -> None:
         answer = post_move(client, {"moves": moves, "rules": rules, "budget_ms": 300}, path)
         assert answer["search"]["method"] != "exact"
         assert answer["score"] in (None, 33)
+
+
+def test_when_every_empty_cell_is_a_foul_black_plays_one_and_loses_at_once(
+    client: FlaskClient,
+) -> None:
+    """7x7, black to move, its three empty cells an overline and two double fours."""
+    text = "XXX.XXXOOOXXOXXOOXOXXOOX.XX.OOOXOOXXXOOXOXOOOXOOO"
+    rules = {"variant": "renju"}
+    assert post_move(client, {"board": text, "rules": rules})["forbidden"] == [3, 24, 27]
+    for level in LEVELS:
+        body = {"board": text, "rules": rules, "difficulty": level, "seed": 2}
+        answer = post_move(client, body)
+        assert answer["status"] == "o_won"
+        assert answer["foul"]["cell"] == answer["move"]
+        assert (answer["score"], answer["plies_to_end"]) == (-49, 1)
+    analysis = post_move(client, {"board": text, "rules": rules}, "/v1/analysis")
+    assert (analysis["score"], analysis["plies_to_end"]) == (-49, 1)
+    assert [ranked["score"] for ranked in analysis["moves"]] == [-49, -49, -49]

@@ -136,7 +136,9 @@ class Ranking(Search):
         """Return the position's value if an analysis proves it, else None: by the means
         `run` has, the rules, a short enough run of fours, or every move searched exactly."""
         position, mover = self.position, self.mover
-        if every_move_exact:
+        # Renju: when every move is black's foul, each loses at once, as `_decided` says.
+        every_move_a_foul = bool(self.barred) and self.barred.issuperset(position.free)
+        if every_move_exact or every_move_a_foul:
             return max(values.values())
         if self.misere:
             return None
@@ -161,6 +163,8 @@ class Ranking(Search):
     def _decided(self, move: int) -> int | None:
         """Return the value of a root move the rules decide at once, or None."""
         position, mover = self.position, self.mover
+        if move in self.barred:
+            return -(MATE - 1)  # renju: black's foul, ranked only when every move is one
         if position.play(move, mover):
             value: int | None = -(MATE - 1) if self.misere else MATE - 1
         elif position.empty == 0:

@@ -16,6 +16,7 @@ from service.game.legality import Illegality, IllegalPosition, check_board, side
 from service.game.minimax import backed_up
 from service.game.position import Position
 from service.game.renju import Foul, FoulMove, forbidden_cells
+from service.game.renju import foul as foul_at
 from service.game.rules import CLASSIC, FAMILY, Rules
 from service.game.search import SearchResult, search
 from service.game.table import UNREACHABLE, Scores, place_of, solve
@@ -123,8 +124,9 @@ class MoveAdvice:
     #: Whether the game is beyond the tables, and the search made for this answer, if any.
     searched_game: bool = False
     search: SearchResult | None = None
-    #: Under renju: black's foul that had ended the game as sent, if any; the cells black
-    #: may not play in the position as sent, and after the move (empty when white moves).
+    #: Under renju: black's foul that ended the game, as sent or by this move (when every
+    #: empty cell was one); the cells black may not play in the position as sent, and
+    #: after the move (empty when white moves).
     foul: FoulMove | None = None
     forbidden: frozenset[int] = frozenset()
     forbidden_after: frozenset[int] = frozenset()
@@ -369,10 +371,12 @@ class Engine:
         found = searches[0] if searches else None
         after = board.play(move, player)
         max_score, empty = board.rules.max_score, len(board.empty_cells())
-        after_status = after.status()
+        # Renju: when every empty cell is black's foul, black must play one, and loses.
+        fouled = _forced_foul(board, move) if move in position.forbidden else None
+        after_status = GameStatus.O_WON if fouled else after.status()
         score = (
             found.score
-            if found and found.move == move
+            if found and found.move == move and not fouled
             else _score_at_once(after, after_status, player)
         )
         row, col = board.rules.coordinates(move)
@@ -393,6 +397,7 @@ class Engine:
             _known_optimal(chosen, found, max_score),
             searched_game=True,
             search=found,
+            foul=fouled,
         )
 
     def analyse(
@@ -452,6 +457,14 @@ class Engine:
             and searched.search is not None
             and searched.search.proven
         )
+
+
+def _forced_foul(board: Board, move: int) -> FoulMove:
+    """Return black's foul on a forbidden cell it had to play, every other cell being one."""
+    kind = foul_at(board, move)
+    if kind is None:
+        raise AssertionError(f"cell {move} was forbidden, but is no foul")
+    return FoulMove(move, kind)
 
 
 def _overline_foul(board: Board) -> FoulMove:

@@ -208,6 +208,10 @@ class Search:
 
     def _by_the_rules(self) -> SearchResult | None:
         position, mover = self.position, self.mover
+        if self.barred and self.barred.issuperset(position.free):
+            # Renju: every empty cell is black's foul (a five never is one): black loses at
+            # once, whatever it plays.
+            return self._result(min(position.free), -(MATE - 1), Method.RULES, 0, proven=True)
         wins = position.completing(mover)
         if wins:
             return self._result(wins[0], MATE - 1, Method.RULES, 0, proven=True)
