@@ -369,7 +369,8 @@ export interface components {
             forbidden?: number[];
             /**
              * @description Only under renju (absent from other answers): black's foul that ended the game
-             *     as sent (then `status` is `o_won`), or null.
+             *     (then `status` is `o_won`): in the game as sent, or, on /v1/move when every empty
+             *     cell was black's foul, the move black had to play; else null.
              */
             foul?: components["schemas"]["Foul"] | null;
         };
@@ -467,7 +468,8 @@ export interface components {
             forbidden?: number[];
             /**
              * @description Only under renju (absent from other answers): black's foul that ended the game
-             *     as sent (then `status` is `o_won`), or null.
+             *     (then `status` is `o_won`): in the game as sent, or, on /v1/move when every empty
+             *     cell was black's foul, the move black had to play; else null.
              */
             foul?: components["schemas"]["Foul"] | null;
             /**
