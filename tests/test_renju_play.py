@@ -62,6 +62,9 @@ def refused(client: FlaskClient, body: dict[str, Any]) -> dict[str, Any]:
         ({"k": 4, "variant": "renju"}, 225, "renju_k", "k"),
         ({"k": 6, "variant": "renju"}, 225, "renju_k", "k"),
         ({"rows": 4, "cols": 20, "variant": "renju"}, 80, "renju_board_too_small", "variant"),
+        # k would default to five, beyond a 4x4 board's lines: the board is the reason.
+        ({"variant": "renju"}, 16, "renju_board_too_small", "variant"),
+        ({"variant": "renju"}, 9, "renju_board_too_small", "variant"),
         ({"variant": "renju", "misere": True}, 225, "variant_with_misere", "variant"),
     ],
 )

@@ -136,6 +136,13 @@ class Rules:
                 RulesProblem.COLS_OUT_OF_RANGE,
                 f"cols is {self.cols}, but a board has 1 to {MAX_SIDE} columns",
             )
+        # Before k's range: renju's k is five, which a smaller board's range would refuse.
+        if self.variant is Variant.RENJU and min(self.rows, self.cols) < RENJU_K:
+            raise InvalidRules(
+                RulesProblem.RENJU_BOARD_TOO_SMALL,
+                f"renju is played on boards of at least {RENJU_K}x{RENJU_K}, not "
+                f"{self.rows}x{self.cols}",
+            )
         longest = max(self.rows, self.cols)
         if not 1 <= self.k <= longest:
             raise InvalidRules(
@@ -148,18 +155,11 @@ class Rules:
                 RulesProblem.VARIANT_WITH_MISERE,
                 f"misère is played freestyle only, not with variant {self.variant.value}",
             )
-        if self.variant is Variant.RENJU:
-            if min(self.rows, self.cols) < RENJU_K:
-                raise InvalidRules(
-                    RulesProblem.RENJU_BOARD_TOO_SMALL,
-                    f"renju is played on boards of at least {RENJU_K}x{RENJU_K}, not "
-                    f"{self.rows}x{self.cols}",
-                )
-            if self.k != RENJU_K:
-                raise InvalidRules(
-                    RulesProblem.RENJU_K,
-                    f"k is {self.k}, but renju is five in a row: k must be {RENJU_K}",
-                )
+        if self.variant is Variant.RENJU and self.k != RENJU_K:
+            raise InvalidRules(
+                RulesProblem.RENJU_K,
+                f"k is {self.k}, but renju is five in a row: k must be {RENJU_K}",
+            )
 
     @classmethod
     def of(
