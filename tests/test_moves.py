@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.game.board import Board, Mark
-from service.game.moves import InvalidMoves, MovesProblem, board_after
+from service.game.moves import InvalidMoves, MovesProblem, game_after
 from service.game.rules import Rules
 from tests.helpers import without_time
 
@@ -25,14 +25,14 @@ def test_every_game_of_tic_tac_toe_as_moves_makes_its_board() -> None:
     def walk(moves: list[int], board: Board, mover: Mark) -> None:
         nonlocal games
         games += 1
-        assert board_after(moves, CLASSIC) == board
+        assert game_after(moves, CLASSIC).board == board
         over = board.status().is_over
         for cell in range(9):
             if board.cells[cell] is not None:
                 continue
             if over:
                 with pytest.raises(InvalidMoves) as refused:
-                    board_after([*moves, cell], CLASSIC)
+                    game_after([*moves, cell], CLASSIC)
                 assert refused.value.problem is MovesProblem.MOVE_AFTER_END
                 assert refused.value.index == len(moves)
             else:
@@ -59,12 +59,12 @@ def test_a_list_no_game_plays_is_refused_at_its_first_bad_move(
     moves: list[int], rules: Rules, problem: MovesProblem, index: int
 ) -> None:
     with pytest.raises(InvalidMoves) as refused:
-        board_after(moves, rules)
+        game_after(moves, rules)
     assert (refused.value.problem, refused.value.index) == (problem, index)
 
 
 def test_the_empty_list_is_the_empty_board() -> None:
-    assert board_after([], Rules(15, 15, 5)) == Board.empty(Rules(15, 15, 5))
+    assert game_after([], Rules(15, 15, 5)).board == Board.empty(Rules(15, 15, 5))
 
 
 # --- Every endpoint answers the moves exactly as the board they make ---
@@ -84,7 +84,7 @@ def random_game(rules: Rules, data: st.DataObject) -> list[int]:
 
 
 def text_of(moves: list[int], rules: Rules) -> str:
-    return board_after(moves, rules).to_text()
+    return game_after(moves, rules).board.to_text()
 
 
 def as_rules(rules: Rules) -> dict[str, Any]:

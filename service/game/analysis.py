@@ -137,8 +137,7 @@ class Ranking(Search):
         `run` has, the rules, a short enough run of fours, or every move searched exactly."""
         position, mover = self.position, self.mover
         # Renju: when every move is black's foul, each loses at once, as `_decided` says.
-        every_move_a_foul = bool(self.barred) and self.barred.issuperset(position.free)
-        if every_move_exact or every_move_a_foul:
+        if every_move_exact or self._every_move_a_foul():
             return max(values.values())
         if self.misere:
             return None

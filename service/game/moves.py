@@ -40,12 +40,6 @@ class Game:
     foul: renju.FoulMove | None = None
 
 
-def board_after(moves: Sequence[int], rules: Rules) -> Board:
-    """Return the board after `moves` (cell indices in the order played, X first); raise
-    InvalidMoves for a cell off the board, a cell played twice, or a move after the end."""
-    return game_after(moves, rules).board
-
-
 def game_after(moves: Sequence[int], rules: Rules) -> Game:
     """Return the game `moves` play (cell indices in the order played, X first): its board,
     and under renju the foul that ended it, if black's last move was one. Raise InvalidMoves

@@ -208,9 +208,8 @@ class Search:
 
     def _by_the_rules(self) -> SearchResult | None:
         position, mover = self.position, self.mover
-        if self.barred and self.barred.issuperset(position.free):
-            # Renju: every empty cell is black's foul (a five never is one): black loses at
-            # once, whatever it plays.
+        if self._every_move_a_foul():
+            # Black loses at once, whatever it plays (a five is never a foul).
             return self._result(min(position.free), -(MATE - 1), Method.RULES, 0, proven=True)
         wins = position.completing(mover)
         if wins:
@@ -381,6 +380,10 @@ class Search:
             moves.remove(hint)
             moves.insert(0, hint)
         return moves
+
+    def _every_move_a_foul(self) -> bool:
+        """Return whether every empty cell is barred: under renju, black's foul."""
+        return bool(self.barred) and self.barred.issuperset(self.position.free)
 
     def _unbarred(self, moves: list[int]) -> list[int]:
         """Return a root's moves without the barred cells; if none is left, every other
