@@ -68,9 +68,12 @@ class Kernel(NamedTuple):
     """One search's compiled state: the game's arrays, the position's, the table, the limits."""
 
     geometry: GeometryArrays
-    #: cells, counts (W x 3), near_marks, promise, [value, empty], [hash], and barred: 1 for
-    #: a cell the mover at the root may not play (renju's fouls), else 0.
-    state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints]
+    #: cells, counts (W x 3), near_marks, promise, [value, empty], [hash], barred: 1 for a
+    #: cell the mover at the root may not play (renju's fouls), else 0; and levels (3 x
+    #: k+1): for each player and count, the windows it holds that many marks of and the
+    #: other none, so that a look for lines one or two marks short skips the scan of every
+    #: window when there are none.
+    state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints]
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`, as the pure search's `TranspositionTable` reads and writes it.
     table: Table
@@ -146,9 +149,19 @@ def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
+def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
+    """Count a window (its `player` holding `mine`, the other `theirs`) in or out of the
+    levels: how many windows each side holds so many marks of, the other none."""
+    if theirs == 0:
+        levels[player, mine] += step
+    if mine == 0:
+        levels[3 - player, theirs] += step
+
+
+@njit(cache=True, nogil=True)
 def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
     windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
-    counts, promise, scalars = state[1], state[3], state[4]
+    counts, promise, scalars, levels = state[1], state[3], state[4], state[7]
     other = 3 - player
     sign = 1 if player == 1 else -1
     completed = False
@@ -160,6 +173,8 @@ def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-de
         theirs = counts[window, other]
         after = before + step
         counts[window, player] = after
+        _tally(levels, player, before, theirs, -1)
+        _tally(levels, player, after, theirs, 1)
         if after == k and _counts(geometry, state[0], window, player):
             completed = True
         scalars[0] += sign * (
@@ -209,6 +224,8 @@ def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
     """Return the empty cells where `player` completes a line, ascending."""
     windows, k = geometry[0], geometry[6]
     cells, counts = state[0], state[1]
+    if state[7][player, k - 1] == 0:
+        return np.empty(0, dtype=np.int64)  # no window is one mark short: no scan
     marked = np.zeros(cells.shape[0], dtype=np.bool_)
     found = 0
     for window in range(windows.shape[0]):
@@ -234,8 +251,10 @@ def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True)
 def new_state(geometry, marks):  # type: ignore[no-untyped-def]
     """Return the state of a position: `marks` holds 0 (empty), 1 (X) or 2 (O) per cell."""
-    windows_of, weights = geometry[1], geometry[3]
+    windows_of, weights, k = geometry[1], geometry[3], geometry[6]
     size = marks.shape[0]
+    levels = np.zeros((3, k + 1), dtype=np.int64)
+    levels[1, 0] = levels[2, 0] = geometry[0].shape[0]  # every window: empty, for both
     promise = np.zeros(size, dtype=np.int64)
     for cell in range(size):
         for slot in range(windows_of.shape[1]):
@@ -249,6 +268,7 @@ def new_state(geometry, marks):  # type: ignore[no-untyped-def]
         np.array([0, size], dtype=np.int64),
         np.zeros(1, dtype=np.uint64),
         np.zeros(size, dtype=np.int64),
+        levels,
     )
     for cell in range(size):
         if marks[cell] != 0:
@@ -413,6 +433,8 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
     count = 0
     if k < 4:
         return 0  # short lines: every other mark threatens, the answers are everywhere
+    if state[7][opponent, k - 2] == 0:
+        return 0  # no window of the opponent's is two marks short: no scan
     for window in range(windows.shape[0]):
         if counts[window, opponent] != k - 2 or counts[window, player] != 0:
             continue
@@ -599,6 +621,8 @@ def _four_makers(geometry, state, attacker):  # type: ignore[no-untyped-def]
     cell where `attacker` makes a four lies in one."""
     windows, k = geometry[0], geometry[6]
     cells, counts = state[0], state[1]
+    if state[7][attacker, k - 2] == 0:
+        return np.empty(0, dtype=np.int64)
     marked = np.zeros(cells.shape[0], dtype=np.bool_)
     found = 0
     for window in range(windows.shape[0]):
