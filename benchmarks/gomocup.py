@@ -17,9 +17,10 @@ decides it: five or more in a row wins (Gomocup's rule 0, freestyle), or with `-
 standard` exactly five (rule 1: the brain is told, and an overline does not win), or with
 `--variant renju` (rule 4) renju's: black's foul loses, judged by `service.game.renju`
 before each black move; the search is never to play one (it gets black's forbidden cells,
-as the service does, and a foul of its own stops the benchmark). Beside
-the results: the search's nodes a second, and the brain's where it reports them
-(`MESSAGE ... NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi does), medians over the moves.
+as the service does, and a foul of its own stops the benchmark). A brain that plays on a
+taken cell loses that game, as Gomocup's judge rules (Wine does, rarely). Beside the
+results: the search's nodes a second, and the brain's where it reports them (`MESSAGE ...
+NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi does), medians over the moves.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -166,6 +167,8 @@ class Game:
     brain_nodes_per_second: float | None
     #: Under renju, the brain's foul that ended the game ("double_three", ...), if any.
     brain_foul: str | None = None
+    #: The brain's illegal move that lost it the game (a taken cell), as Gomocup judges one.
+    brain_illegal: str | None = None
 
 
 def opening(rules: Rules, seed: int) -> list[int]:
@@ -191,12 +194,12 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     longest_search = longest_brain = 0.0
     speeds: list[float] = []
     fouls = rules.variant.has_fouls
-    brain_foul = None
+    brain_foul = brain_illegal = None
     with Brain(command, rules, budget_ms) as brain:
         for cell in opening(rules, seed):
             history.append((cell, mover))
             board, mover = board.play(cell, mover), mover.opponent
-        while not board.status().is_over and brain_foul is None:
+        while not board.status().is_over and brain_foul is None and brain_illegal is None:
             black_moves = fouls and mover is Mark.X
             if mover is ours:
                 barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
@@ -213,7 +216,8 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
                     brain_knows = True
                 longest_brain = max(longest_brain, time.perf_counter() - started)
                 if board.cells[cell] is not None:
-                    raise BrainError(f"the brain played on a taken cell: {cell}")
+                    brain_illegal = f"played on a taken cell, {cell}"
+                    break
             committed = foul(board, cell) if black_moves else None
             if committed is not None and mover is ours:
                 raise AssertionError(f"the search played a foul, {committed.value}, on {cell}")
@@ -225,11 +229,13 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     status = GameStatus.O_WON if brain_foul else board.status()
     won = GameStatus.X_WON if ours is Mark.X else GameStatus.O_WON
     result = "draw" if status is GameStatus.DRAW else "win" if status is won else "loss"
+    if brain_illegal:
+        result = "win"  # an illegal move loses the game (Gomocup's rule)
     plies = rules.cell_count - len(board.empty_cells())
     return Game(
         seed, search_first, result, plies, longest_search, longest_brain,
         statistics.median(speeds) if speeds else 0.0,
-        statistics.median(brain_speeds) if brain_speeds else None, brain_foul,
+        statistics.median(brain_speeds) if brain_speeds else None, brain_foul, brain_illegal,
     )  # fmt: skip
 
 

@@ -1,6 +1,7 @@
 """A minimal Gomocup brain for the protocol driver's tests: it plays the first empty cell
 in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
-nonsense unless told `INFO rule N`). Run as its own process."""
+nonsense unless told `INFO rule N`; with `--taken`, answers a move with the cell just
+played, which is taken). Run as its own process."""
 
 from __future__ import annotations
 
@@ -16,15 +17,19 @@ def say(line: str) -> None:
 def main() -> None:
     """Answer the manager's commands on standard input until END."""
     garbage = "--garbage" in sys.argv
+    plays_on_taken = "--taken" in sys.argv
     expected_rule = (
         sys.argv[sys.argv.index("--expect-rule") + 1] if "--expect-rule" in sys.argv else None
     )
     width = height = 0
     taken: set[tuple[int, int]] = set()
 
-    def move() -> None:
+    def move(last: tuple[int, int] | None = None) -> None:
         if garbage:
             say("MESSAGE thinking\r\nsomewhere")
+            return
+        if plays_on_taken and last is not None:
+            say(f"{last[0]},{last[1]}")
             return
         for row in range(height):
             for col in range(width):
@@ -55,7 +60,7 @@ def main() -> None:
         elif command == "TURN":
             col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
             taken.add((col, row))
-            move()
+            move(last=(col, row))
         elif command == "BEGIN":
             move()
         elif command == "END":

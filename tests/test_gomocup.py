@@ -46,6 +46,15 @@ def test_a_brain_that_answers_no_move_is_an_error() -> None:
         play([*BRAIN, "--garbage"], GOMOKU, seed=0, search_first=False, budget_ms=20)
 
 
+@pytest.mark.parametrize("search_first", [True, False])
+def test_a_brain_that_plays_on_a_taken_cell_loses_that_game(search_first: bool) -> None:
+    """As Gomocup's judge rules: the game ends there and the run goes on."""
+    game = play([*BRAIN, "--taken"], GOMOKU, seed=0, search_first=search_first, budget_ms=20)
+    assert game.result == "win"
+    assert game.brain_illegal is not None
+    assert "taken cell" in game.brain_illegal
+
+
 def test_the_brain_is_told_the_variant_by_its_gomocup_rule() -> None:
     standard = Rules(15, 15, 5, variant=Variant.STANDARD)
     told_standard = [*BRAIN, "--expect-rule", "1"]
