@@ -169,6 +169,8 @@ class Game:
     brain_foul: str | None = None
     #: The brain's illegal move that lost it the game (a taken cell), as Gomocup judges one.
     brain_illegal: str | None = None
+    #: The cells in the order played, the opening's first: the game to replay or study.
+    moves: tuple[int, ...] = ()
 
 
 def opening(rules: Rules, seed: int) -> list[int]:
@@ -236,6 +238,7 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
         seed, search_first, result, plies, longest_search, longest_brain,
         statistics.median(speeds) if speeds else 0.0,
         statistics.median(brain_speeds) if brain_speeds else None, brain_foul, brain_illegal,
+        tuple(cell for cell, _mark in history),
     )  # fmt: skip
 
 

@@ -24,6 +24,9 @@ def test_a_game_against_a_brain_is_played_to_its_end(search_first: bool) -> None
     assert game.longest_brain_seconds > 0
     assert game.brain_nodes_per_second == 12_000  # read from its notes
     assert game.search_nodes_per_second > 0
+    assert len(game.moves) == game.plies  # every cell, once, in the order played
+    assert len(set(game.moves)) == game.plies
+    assert game.moves[:3] == tuple(opening(GOMOKU, 0))
 
 
 @pytest.mark.parametrize(
