@@ -25,7 +25,8 @@ from packaging.markers import Marker
 from scripts.servers import RunningServer
 from service.game.board import Board
 from service.game.rules import Rules
-from tests.family_reference import Game
+from tests import search_reference as brute
+from tests.family_reference import Game, move_results, other
 
 #: The rules every answer for a 3x3 board without `rules` names: today's game.
 CLASSIC_RULES = {"rows": 3, "cols": 3, "k": 3, "misere": False, "variant": "freestyle"}
@@ -68,6 +69,57 @@ def reference_game(rules: Rules) -> Game:
         exact=variant.exact_length,
         caro=variant.closed_ends_block,
     )
+
+
+def reference_scores(game: Game, text: str, mover: str) -> dict[int, int]:
+    """Return every move's exact score by the independent reference's exhaustive play, in
+    the tables' convention (a win in p plies: cells + 1 - p)."""
+    top = game.rows * game.cols + 1
+    return {
+        move: {1: top - plies, 0: 0, -1: plies - top}[result]
+        for move, (result, plies) in move_results(game, text, mover).items()
+    }
+
+
+#: Up to this many empty cells, a proven score is checked against exhaustive play.
+EXHAUSTIVE_EMPTY_CELLS = 8
+
+
+def assert_proven_move_holds(rules: Rules, text: str, mover: str, move: int, score: int) -> None:
+    """Hold a search's proven claim that `move` scores `score` to the independent brute
+    force: exhaustive play with few cells empty; beyond, exact to the ply for wins in one,
+    three and five, a four for longer runs, for a loss in two a line the opponent then
+    completes, and under misère a loss at once for a move that completes its own line."""
+    game = reference_game(rules)
+    if len(brute.empties(text)) <= EXHAUSTIVE_EMPTY_CELLS:
+        assert reference_scores(game, text, mover)[move] == score, (text, mover, move)
+        return
+    plies = rules.max_score - abs(score)
+    if rules.misere:
+        # Beyond the exact search, misère proves only a move that completes its own line.
+        assert (score, brute.completes(game, text, move, mover)) == (1 - rules.max_score, True)
+        return
+    if score < 0:
+        assert plies == 2, (text, mover, move, score)
+        after = brute.placed(text, move, mover)
+        assert brute.wins_at_once(game, after, other(mover)), (text, mover, move)
+        return
+    assert score > 0, (text, mover, move, score)
+    assert brute.completes(game, text, move, mover) == (plies == 1), (text, mover, move)
+    if plies == 3:
+        assert brute.wins_in_three(game, text, mover, move), (text, mover, move)
+    elif plies == 5:
+        assert brute.move_wins_within(game, text, mover, move, 5), (text, mover, move)
+        assert not brute.wins_in_three(game, text, mover, move), (text, mover, move)
+    elif plies > 5:
+        assert_makes_a_four(rules, text, mover, move)
+
+
+def assert_makes_a_four(rules: Rules, text: str, mover: str, move: int) -> None:
+    """Assert, by brute force, that `move` leaves the mover a cell that completes a line:
+    the first move of a run of fours."""
+    after = brute.placed(text, move, mover)
+    assert brute.wins_at_once(reference_game(rules), after, mover), (text, mover, move)
 
 
 def gomoku_board(marks: dict[tuple[int, int], str], rules: Rules | None = None) -> Board:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.game import alphabeta
 from service.game.alphabeta import HEURISTIC_LIMIT
 from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
@@ -329,37 +330,34 @@ def test_under_misere_a_crowd_of_losing_cells_never_crowds_out_the_safe_ones(
     losing = {cell for cell in free if brute.completes(game, text, cell, mover)}
     assert len(losing) > 16
     board = Board.from_text(text, rules)
-    for compiled in (True, False):
-        result = search(board, Mark(mover), TIME, max_nodes=nodes, compiled=compiled)
-        assert result.move not in losing
-        ranked = analyse(board, Mark(mover), TIME, max_nodes=nodes, compiled=compiled)
-        assert ranked.moves[0].move not in losing
+    result = search(board, Mark(mover), TIME, max_nodes=nodes)
+    assert result.move not in losing
+    ranked = analyse(board, Mark(mover), TIME, max_nodes=nodes)
+    assert ranked.moves[0].move not in losing
 
 
 # --- The budget ---
 
 
-class SteppingClock:
-    """A clock that moves on a millisecond each time it is read: time without the machine's."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 0.001
-        return self.now
-
-
-def test_the_search_stops_itself_at_its_deadline_with_a_finished_depth() -> None:
+@pytest.mark.parametrize("node_limit", [60, 400, 2000, 8000])
+def test_a_search_stopped_by_its_limit_plays_the_best_move_of_its_last_finished_depth(
+    node_limit: int,
+) -> None:
+    """Cut anywhere in a depth, the search reports the depth before it and plays that
+    depth's move: a limit that stops it anywhere later in that same next depth changes
+    nothing."""
     board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
-    clock = SteppingClock()
-    result = search(board, Mark.X, 0.25, clock=clock, compiled=False)
-    assert result.method is Method.HEURISTIC
-    assert not result.proven
+    result = search(board, Mark.X, TIME, max_nodes=node_limit)
+    assert (result.method, result.proven) == (Method.HEURISTIC, False)
     assert result.depth >= 1
-    # The clock is read once per 64 nodes, so the search overruns by at most that much.
-    assert 0.25 <= result.seconds <= 0.25 + 0.003
+    assert result.nodes <= node_limit + 1
     assert result.move in board.empty_cells()
+    later = [search(board, Mark.X, TIME, max_nodes=node_limit + extra) for extra in (1, 7, 29)]
+    for other_cut in later:
+        if other_cut.depth == result.depth:
+            assert (other_cut.move, other_cut.evaluation) == (result.move, result.evaluation)
+    deeper = search(board, Mark.X, TIME, max_nodes=4 * node_limit)
+    assert deeper.depth > result.depth
 
 
 def test_the_same_position_and_node_budget_give_the_same_answer() -> None:
@@ -417,31 +415,35 @@ def test_eight_empty_cells_on_15x15_are_solved_exactly_in_few_nodes(
 MANY_FOURS = ".....OXOO....OO.OX...O...XX.......X......XOX.........X........X..O..............."
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
 @pytest.mark.parametrize("node_limit", range(5, 2400, 97))
-def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(
-    node_limit: int, compiled: bool
-) -> None:
+def test_a_threat_search_out_of_time_leaves_the_position_as_it_found_it(node_limit: int) -> None:
     """The search goes on after it (with what time is left), so it must see the same board."""
     board = Board.from_text(MANY_FOURS, Rules(9, 9, 5))
-    found = Search(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
+    found = Search(board, Mark.X, TIME, max_nodes=node_limit)
     before = _snapshot(found)
     assert found._threat_line() is None
     assert _snapshot(found) == before
 
 
 def _snapshot(found: Search) -> list[object]:
-    """Return everything a search plays its moves on: its position, and its compiled state."""
-    state = [] if found.kernel is None else [array.tolist() for array in found.kernel.state]
+    """Return everything a search plays its moves on: its root position, and its compiled
+    state."""
     position = found.position
-    return [list(position.cells), position.hash, position.value, list(position.promise), *state]
+    return [
+        list(position.cells),
+        [list(counts) for counts in position.counts],
+        list(position.promise),
+        list(position.near_marks),
+        sorted(position.free),
+        [sorted(fours) for fours in position.fours],
+        *(array.tolist() for array in found.kernel.state),
+    ]
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
 @pytest.mark.parametrize("node_limit", [3, 40, 300, 1500, 6000])
 @pytest.mark.parametrize("rank", [False, True], ids=["search", "analysis"])
 def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
-    compiled: bool, node_limit: int, rank: bool
+    node_limit: int, rank: bool
 ) -> None:
     """Cut by its node limit in the threat search, the exact search or the heuristic one,
     a search or an analysis hands back the board it was given."""
@@ -452,7 +454,7 @@ def test_a_search_stopped_anywhere_leaves_its_position_as_it_found_it(
     ]
     for board in boards:
         kind = Ranking if rank else Search
-        found = kind(board, Mark.X, TIME, max_nodes=node_limit, compiled=compiled)
+        found = kind(board, Mark.X, TIME, max_nodes=node_limit)
         before = _snapshot(found)
         if isinstance(found, Ranking):
             found.rank()
@@ -469,9 +471,15 @@ def cells_at(*places: tuple[int, int]) -> set[int]:
 
 
 def tried(board: Board, mover: Mark) -> set[int]:
-    """Return the moves the heuristic search tries first in `board`."""
-    found = Search(board, mover, TIME, compiled=False)
-    return set(found._candidates(1 if mover is Mark.X else 2, None, exact=False))
+    """Return the moves the heuristic search tries in `board`: the same at the root (its
+    fallback move) and in the compiled tree."""
+    found = Search(board, mover, TIME)
+    player = 1 if mover is Mark.X else 2
+    at_the_root = set(found._candidates(player, None, exact=False))
+    geometry, state, _table, _limits = found.kernel
+    in_the_tree = alphabeta._candidates(geometry, state, player, -1, False, False)
+    assert {int(cell) for cell in in_the_tree} == at_the_root
+    return at_the_root
 
 
 def test_against_an_open_three_only_its_answers_are_tried() -> None:

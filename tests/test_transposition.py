@@ -6,13 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from service.game import alphabeta
 from service.game.transposition import (
     ENTRY,
     FEWEST_SLOTS,
     TABLE_BYTES,
-    TranspositionTable,
+    Table,
     most_slots,
     new_table,
     slots_for,
@@ -22,28 +24,39 @@ from service.game.transposition import (
 LONGEST_BUDGET_SECONDS = 20.0
 
 
+def probe(table: Table, key: int) -> tuple[int, int, int, int] | None:
+    """Return (depth, value, bound, move) the compiled search reads for a hash, or None."""
+    depth, value, bound, move = alphabeta._probe(table, np.uint64(key))
+    return None if depth == 0 else (int(depth), int(value), int(bound), int(move))
+
+
+def store(table: Table, key: int, *, depth: int, value: int, bound: int, move: int) -> None:
+    """Store an entry as the compiled search does."""
+    alphabeta._store(table, np.uint64(key), depth, value, bound, move)
+
+
 def test_an_empty_table_holds_nothing() -> None:
-    table = TranspositionTable(new_table(16))
-    assert table.get(0) is None  # the empty board's hash is 0: an empty slot is not its entry
-    assert table.get(2**64 - 1) is None
+    table = new_table(16)
+    assert probe(table, 0) is None  # the empty board's hash is 0: an empty slot is not its entry
+    assert probe(table, 2**64 - 1) is None
 
 
 def test_an_entry_is_found_by_its_full_hash() -> None:
-    table = TranspositionTable(new_table(16))
+    table = new_table(16)
     key = 2**64 - 3  # every bit of the hash is kept, the highest included
-    table.put(key, depth=7, value=-999_990, bound=1, move=224)
-    assert table.get(key) == (7, -999_990, 1, 224)
-    assert table.get(key ^ 2**40) is None  # same slot, another position
+    store(table, key, depth=7, value=-999_990, bound=1, move=224)
+    assert probe(table, key) == (7, -999_990, 1, 224)
+    assert probe(table, key ^ 2**40) is None  # same slot, another position
 
 
 def test_the_next_position_of_a_slot_replaces_the_last() -> None:
-    table = TranspositionTable(new_table(16))
-    table.put(5, depth=9, value=10, bound=0, move=1)
-    table.put(5 + 16, depth=1, value=-3, bound=-1, move=2)  # shallower, same slot: still stored
-    assert table.get(5) is None
-    assert table.get(5 + 16) == (1, -3, -1, 2)
-    table.put(6, depth=2, value=0, bound=0, move=3)  # another slot leaves it alone
-    assert table.get(5 + 16) == (1, -3, -1, 2)
+    table = new_table(16)
+    store(table, 5, depth=9, value=10, bound=0, move=1)
+    store(table, 5 + 16, depth=1, value=-3, bound=-1, move=2)  # shallower, same slot: stored
+    assert probe(table, 5) is None
+    assert probe(table, 5 + 16) == (1, -3, -1, 2)
+    store(table, 6, depth=2, value=0, bound=0, move=3)  # another slot leaves it alone
+    assert probe(table, 5 + 16) == (1, -3, -1, 2)
 
 
 @pytest.mark.parametrize("slots", [0, 3, 48])

@@ -40,24 +40,22 @@ def test_six_in_a_row_wins_freestyle_and_does_not_end_a_standard_game() -> None:
     assert overline_board(STANDARD).completing(Mark.X) == ()
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
-def test_a_cell_that_makes_an_overline_is_no_threat_to_block(compiled: bool) -> None:
-    freestyle = search(overline_board(FREESTYLE), Mark.O, 60.0, max_nodes=3000, compiled=compiled)
-    standard = search(overline_board(STANDARD), Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+def test_a_cell_that_makes_an_overline_is_no_threat_to_block() -> None:
+    freestyle = search(overline_board(FREESTYLE), Mark.O, 60.0, max_nodes=3000)
+    standard = search(overline_board(STANDARD), Mark.O, 60.0, max_nodes=3000)
     assert freestyle.move == OVERLINE_AT  # the only block
     assert standard.move != OVERLINE_AT or not standard.proven
     assert standard.score is None or standard.score > -(STANDARD.max_score - 2)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
-def test_a_five_exactly_is_still_found_at_once(compiled: bool) -> None:
+def test_a_five_exactly_is_still_found_at_once() -> None:
     """X to move: column 7 is taken by O's blocker, but a five on the other side is exact."""
     marks = {**OVERLINE_ONLY, (7, 2): ".", (7, 7): "O", (6, 0): "O"}
     del marks[(7, 2)]
     board = gomoku_board(marks, STANDARD)
-    found = search(board, Mark.X, 60.0, max_nodes=3000, compiled=compiled)
+    found = search(board, Mark.X, 60.0, max_nodes=3000)
     assert (found.move, found.proven, found.score) == (7 * 15 + 2, True, STANDARD.max_score - 1)
-    ranked = analyse(board, Mark.X, 60.0, max_nodes=3000, compiled=compiled)
+    ranked = analyse(board, Mark.X, 60.0, max_nodes=3000)
     assert ranked.moves[0].move == 7 * 15 + 2
 
 
@@ -81,18 +79,16 @@ def test_in_caro_a_five_closed_at_both_ends_does_not_win_and_the_edge_closes_non
     )
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "pure"])
-def test_in_caro_two_fives_one_move_closes_are_no_proven_loss(compiled: bool) -> None:
-    standard = search(gomoku_board(CLOSABLE_FOUR, STANDARD), Mark.O, 60.0, max_nodes=3000,
-                      compiled=compiled)  # fmt: skip
+def test_in_caro_two_fives_one_move_closes_are_no_proven_loss() -> None:
+    standard = search(gomoku_board(CLOSABLE_FOUR, STANDARD), Mark.O, 60.0, max_nodes=3000)
     assert (standard.proven, standard.score) == (True, -(STANDARD.max_score - 2))
     board = gomoku_board(CLOSABLE_FOUR, CARO)
     assert set(board.completing(Mark.X)) == SAVING
-    caro = search(board, Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    caro = search(board, Mark.O, 60.0, max_nodes=3000)
     assert caro.move in SAVING
     assert not (caro.proven and caro.score is not None and caro.score < 0)
     assert board.play(caro.move, Mark.O).completing(Mark.X) == ()
-    ranked = analyse(board, Mark.O, 60.0, max_nodes=3000, compiled=compiled)
+    ranked = analyse(board, Mark.O, 60.0, max_nodes=3000)
     assert ranked.moves[0].move in SAVING
 
 

@@ -1,10 +1,12 @@
-"""The alpha-beta of `service.game.search` and the threat search of `service.game.threats`,
-compiled by numba: the same searches, 13 to 27 times the positions a second.
+"""The search, compiled by numba: the alpha-beta tree (heuristic and exact) and the threat
+search (what its runs prove: `service.game.threats`). `service.game.search` and
+`service.game.analysis` decide at the root in Python and call these for the rest.
 
-It is the pure-Python alpha-beta of `Search` move for move: the same window counts and
-promises, the same candidates in the same order, the same transposition table, the same
-node count, the same deadline read every `CLOCK_EVERY` nodes. Tests hold the two to the same
-answers, so that the pure one remains the readable specification of this one.
+The tree keeps each window's marks and each cell's promise up to date as marks come and go,
+tries the candidates of `_candidates` in order of promise, reads and writes the
+transposition table (`service.game.transposition`) and reads the deadline every
+`CLOCK_EVERY` nodes. The tests hold it to judges that share none of its code: brute force
+and the exact tables (docs/SEARCH.md).
 
 A position lives in a few NumPy arrays (a `Kernel`), changed in place by `_play` and `_undo`.
 Every function here releases the interpreter lock while it runs (`nogil`), so that a search
@@ -75,7 +77,7 @@ class Kernel(NamedTuple):
     #: window when there are none.
     state: tuple[Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints]
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
-    #: `_store`, as the pure search's `TranspositionTable` reads and writes it.
+    #: `_store`.
     table: Table
     #: [nodes so far, the node limit, the deadline in monotonic nanoseconds].
     limits: Ints
@@ -310,7 +312,7 @@ def _out_of_time(limits):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-# The pure search's candidates, branch for branch: hence the branches.
+# Forced moves, threats, the near cells, misère's losing cells: hence the branches.
 def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     centre = geometry[5]
     cells, near_marks, promise = state[0], state[2], state[3]
@@ -344,8 +346,8 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
         chosen[first] = 1
         count = 1
     if misere:
-        # As the pure search: no cell that completes the mover's own line while another
-        # candidate, or failing that another empty cell, does not.
+        # No cell that completes the mover's own line while another candidate, or failing
+        # that another empty cell, does not.
         count = _without_losing(cells, chosen, count, _completing(geometry, state, player))
     moves = np.empty(count, dtype=np.int64)
     keys = np.empty(count, dtype=np.int64)
@@ -353,7 +355,7 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
     for cell in range(size):
         if chosen[cell] == 1:
             moves[at] = cell
-            keys[at] = -promise[cell] * size + cell  # by (-promise, cell), as the pure sort
+            keys[at] = -promise[cell] * size + cell  # by (-promise, cell), as the root sorts
             at += 1
     ordered = moves[np.argsort(keys, kind="mergesort")]
     if not exact:
@@ -370,7 +372,7 @@ def _candidates(geometry, state, player, hint, misere, exact):  # type: ignore[n
 
 @njit(cache=True, nogil=True)
 def _unbarred(state, moves):  # type: ignore[no-untyped-def]
-    """Return a root's moves without the barred cells, as the pure search's `_unbarred`."""
+    """Return a root's moves without the barred cells, as `Search._unbarred` has them."""
     cells, promise, barred = state[0], state[3], state[6]
     size = cells.shape[0]
     kept = np.empty(moves.shape[0], dtype=np.int64)
@@ -388,7 +390,7 @@ def _unbarred(state, moves):  # type: ignore[no-untyped-def]
     for cell in range(size):
         if cells[cell] == 0 and barred[cell] == 0:
             others[count] = cell
-            keys[count] = -promise[cell] * size + cell  # by (-promise, cell), as the pure sort
+            keys[count] = -promise[cell] * size + cell  # by (-promise, cell), as the root sorts
             count += 1
     if count == 0:
         return moves
@@ -508,7 +510,7 @@ def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-# The pure search's negamax, branch for branch.
+# A transposition cut, forced ends, leaves and the abort: hence the branches.
 def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits
 ):
@@ -612,7 +614,7 @@ def expected_line(geometry, state, table, move, mover, depth):  # type: ignore[n
     return played[:count]
 
 
-# --- the threat search (service.game.threats, move for move) ---
+# --- the threat search (what its runs prove: service.game.threats) ---
 
 
 @njit(cache=True, nogil=True)

@@ -3,7 +3,9 @@ best first, and what is proven of each and of the position (`analyse`).
 
 It is a search (`service.game.search`) that values every candidate instead of choosing one:
 each with the full window, one ply deeper each round until the deadline, so that each value
-is the search's own for that move. It proves what the search proves, by the same means.
+is the search's own for that move. It proves what the search proves, by the same means: the
+bookkeeping is Python, each candidate's value and expected line come from the compiled
+search (`service.game.alphabeta`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from service.game import alphabeta
 from service.game.alphabeta import HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
-from service.game.search import EXACT_EMPTY_CELLS, Clock, Method, OutOfTime, Search
+from service.game.search import EXACT_EMPTY_CELLS, Method, OutOfTime, Search
 
 __all__ = ["MoveEstimate", "Ranking", "SearchAnalysis", "analyse"]
 
@@ -121,7 +123,7 @@ class Ranking(Search):
             method=methods.get(best, Method.HEURISTIC),
             depth=finished,
             nodes=self.nodes,
-            seconds=self.clock() - self.started,
+            seconds=time.perf_counter() - self.started,
             score=score,
             wins_within=wins_within,
         )
@@ -177,40 +179,16 @@ class Ranking(Search):
 
     def _after(self, move: int, depth: int, *, exact: bool) -> int:
         """Return a root move's value searched `depth` plies deep, the move included."""
-        if self.kernel is not None:
-            value: int = self._compiled(
-                alphabeta.value_after, move, self.mover, depth, self.misere, exact
-            )
-            return value
-        position, mover = self.position, self.mover
-        self.nodes += 1  # not a look at the clock: one ply must always finish
-        position.play(move, mover)
-        try:
-            if depth <= 1:
-                return self._heuristic(mover)
-            return -self._negamax(3 - mover, depth - 1, -MATE - 1, MATE + 1, 1, exact=exact)
-        finally:
-            position.undo(move)
+        value: int = self._compiled(
+            alphabeta.value_after, move, self.mover, depth, self.misere, exact
+        )
+        return value
 
     def _expected_line(self, move: int, depth: int) -> tuple[int, ...]:
         """Return a move and the replies the transposition table holds best after it."""
-        if self.kernel is not None:
-            geometry, state, table, _limits = self.kernel
-            line = alphabeta.expected_line(geometry, state, table, move, self.mover, depth)
-            return tuple(int(cell) for cell in line)
-        position, player = self.position, self.mover
-        played = [move]
-        ended = position.play(move, player)
-        while not ended and position.empty and len(played) < depth:
-            player = 3 - player
-            entry = self.table.get(position.hash)
-            if entry is None or position.cells[entry[3]] != 0:
-                break
-            played.append(entry[3])
-            ended = position.play(entry[3], player)
-        for cell in reversed(played):
-            position.undo(cell)
-        return tuple(played)
+        geometry, state, table, _limits = self.kernel
+        line = alphabeta.expected_line(geometry, state, table, move, self.mover, depth)
+        return tuple(int(cell) for cell in line)
 
     def _estimate(
         self,
@@ -233,14 +211,9 @@ def analyse(
     mover: Mark,
     seconds: float,
     *,
-    clock: Clock = time.perf_counter,
     max_nodes: int | None = None,
-    compiled: bool = True,
     barred: frozenset[int] = frozenset(),
 ) -> SearchAnalysis:
     """Return the candidate moves for `mover` valued within `seconds`, best first; none of
     the `barred` cells (renju's fouls), if another move is legal."""
-    ranking = Ranking(
-        board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled, barred=barred
-    )
-    return ranking.rank()
+    return Ranking(board, mover, seconds, max_nodes=max_nodes, barred=barred).rank()

@@ -7,11 +7,11 @@ reply the opponent has:
 - the rules at the root: a move that wins at once; against two or more cells where the
   opponent wins next, a loss in two (normal rules, not caro: there closing a line's second
   end stops it too);
-- the threat search (`service.game.threats`, compiled in `alphabeta`; normal rules, not
-  caro): the
-  shortest run of fours, each move leaving the opponent one cell to stop a win. Its length
-  is the fastest win only up to five plies; a longer run is a bound (`wins_within`), unless
-  the exact search, with few cells empty, finds the value;
+- the threat search (`alphabeta.shortest_run_of_fours`, what its runs prove in
+  `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
+  leaving the opponent one cell to stop a win. Its length is the fastest win only up to
+  five plies; a longer run is a bound (`wins_within`), unless the exact search, with few
+  cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
@@ -26,11 +26,12 @@ near the marks, ordered by a transposition table, that stops on its deadline and
 best move of the last depth it finished. Its value is a heuristic: the marks each side has
 in every k-cell window the other side has not entered, weighted by how full the window is.
 
-The alpha-beta runs compiled (`service.game.alphabeta`, numba) unless asked not to
-(`compiled=False`): the same search, node for node, at 13 to 27 times the speed
-(docs/SEARCH.md). The pure one below is its specification, and the one a test's own clock
-can drive. It plays on a `SearchBoard` (`service.game.search_board`) over the game's
-`Geometry` (`service.game.geometry`); `service.game.analysis` ranks every candidate with it.
+The tree, the threat search and the exact search run compiled, in `service.game.alphabeta`
+(numba, without the interpreter lock): that is the one search. This module is the Python
+around it: the rules at the root, the root's candidates and fallback move, and the result.
+Those read a `SearchBoard` (`service.game.search_board`) over the game's `Geometry`
+(`service.game.geometry`); `service.game.analysis` ranks every candidate with the same
+compiled functions.
 
 Proven scores use the tables' convention (`Rules.max_score`): a win in p plies scores
 max_score - p, a loss after p plies p - max_score, a draw 0.
@@ -48,7 +49,7 @@ from typing import TypeVar
 import numpy as np
 
 from service.game import alphabeta
-from service.game.alphabeta import CANDIDATES_TRIED, CLOCK_EVERY, HEURISTIC_LIMIT, MATE
+from service.game.alphabeta import CANDIDATES_TRIED, HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
@@ -57,13 +58,11 @@ from service.game.threats import (
     EXACT_RUN_PLIES,
     RENJU_EXACT_PLIES,
     THREAT_SEARCH_MOVES,
-    shortest_run_of_fours,
 )
-from service.game.transposition import TranspositionTable, new_table, slots_for
+from service.game.transposition import new_table, slots_for
 
 __all__ = [
     "CANDIDATES_TRIED",
-    "CLOCK_EVERY",
     "EXACT_EMPTY_CELLS",
     "HEURISTIC_LIMIT",
     "MATE",
@@ -77,7 +76,6 @@ __all__ = [
 #: Below this many empty cells, every line of play is searched to the end: exact.
 EXACT_EMPTY_CELLS = 8
 
-Clock = Callable[[], float]
 _Found = TypeVar("_Found")
 
 
@@ -133,17 +131,12 @@ class Search:
         mover: Mark,
         seconds: float,
         *,
-        clock: Clock = time.perf_counter,
         max_nodes: int | None = None,
-        compiled: bool = True,
         table_slots: int | None = None,
         barred: frozenset[int] = frozenset(),
     ) -> None:
-        if compiled and clock is not time.perf_counter:
-            raise ValueError("the compiled search reads the monotonic clock; give it no other")
         # The clock starts first: setting the position up is part of the time the budget holds.
-        self.clock = clock
-        self.started = clock()
+        self.started = time.perf_counter()
         self.deadline = self.started + seconds
         self.rules = board.rules
         self.misere = board.rules.misere
@@ -166,19 +159,16 @@ class Search:
         #: How long a run of fours, and a run's first move, is exact (module docstring).
         self.exact_run_plies = RENJU_EXACT_PLIES if fouls else EXACT_RUN_PLIES
         self.exact_move_plies = RENJU_EXACT_PLIES if fouls else EXACT_MOVE_PLIES
-        self.max_nodes = max_nodes
         self.nodes = 0
         # Its size follows from the budget, never beyond transposition.TABLE_BYTES.
         entries = new_table(slots_for(seconds) if table_slots is None else table_slots)
-        self.table = TranspositionTable(entries)
-        self.kernel: alphabeta.Kernel | None = None
-        if compiled:
-            marks = np.array(self.position.cells, dtype=np.int64)
-            left_ns = max(0, round((self.deadline - clock()) * 1e9))
-            deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
-            self.kernel = alphabeta.kernel(
-                geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
-            )
+        marks = np.array(self.position.cells, dtype=np.int64)
+        left_ns = max(0, round((self.deadline - time.perf_counter()) * 1e9))
+        deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
+        #: The compiled search's state: the position, the table, the node limit, the deadline.
+        self.kernel = alphabeta.kernel(
+            geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
+        )
 
     def run(self) -> SearchResult:
         """Search until a proof or the deadline; return the move and what is known of it."""
@@ -237,8 +227,6 @@ class Search:
     def _threat_line(self) -> tuple[int, int] | None:
         """Return (first move, plies) of the shortest win by fours found in time, or None."""
         try:
-            if self.kernel is None:
-                return shortest_run_of_fours(self.position, self.mover, self._count_node)
             plies, first = self._compiled(
                 alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
             )
@@ -271,67 +259,10 @@ class Search:
         return ordered[0]
 
     def _negamax_root(self, depth: int, *, exact: bool) -> tuple[int, int]:
-        if self.kernel is not None:
-            found: tuple[int, int] = self._compiled(
-                alphabeta.root_value, self.mover, depth, self.misere, exact
-            )
-            return found
-        value = self._negamax(self.mover, depth, -MATE - 1, MATE + 1, 0, exact=exact)
-        entry = self.table.get(self.position.hash)
-        if entry is None:
-            raise AssertionError("the root is always stored")
-        return value, entry[3]
-
-    def _negamax(
-        self, player: int, depth: int, alpha: int, beta: int, ply: int, *, exact: bool
-    ) -> int:
-        self._count_node()
-        position = self.position
-        original_alpha = alpha
-        entry = self.table.get(position.hash)
-        hint = None
-        if entry is not None:
-            stored_depth, stored_value, flag, hint = entry
-            if stored_depth >= depth and ply > 0:
-                if flag == 0:
-                    return stored_value
-                if flag < 0 and stored_value <= alpha:
-                    return stored_value
-                if flag > 0 and stored_value >= beta:
-                    return stored_value
-        moves = self._candidates(player, hint, exact=exact)
-        if ply == 0 and self.barred:
-            moves = self._unbarred(moves)
-        best_value, best_move = -MATE - 1, moves[0]
-        for move in moves:
-            value = self._played(move, player, depth, ply, alpha=alpha, beta=beta, exact=exact)
-            if value > best_value:
-                best_value, best_move = value, move
-            alpha = max(alpha, value)
-            if alpha >= beta:
-                break
-        flag = -1 if best_value <= original_alpha else 1 if best_value >= beta else 0
-        self.table.put(position.hash, depth, best_value, flag, best_move)
-        return best_value
-
-    def _played(
-        self, move: int, player: int, depth: int, ply: int, *, alpha: int, beta: int, exact: bool
-    ) -> int:
-        """Return a move's value to its player at a node of `_negamax`, searched below it."""
-        position = self.position
-        ended = position.play(move, player)
-        # Out of time or not, the move is taken back: the position is left as it was found.
-        try:
-            if ended:
-                # Completing a line ends the game at once: won, or under misère lost.
-                return -(MATE - ply - 1) if self.misere else MATE - ply - 1
-            if position.empty == 0:
-                return 0
-            if depth <= 1:
-                return self._heuristic(player)
-            return -self._negamax(3 - player, depth - 1, -beta, -alpha, ply + 1, exact=exact)
-        finally:
-            position.undo(move)
+        found: tuple[int, int] = self._compiled(
+            alphabeta.root_value, self.mover, depth, self.misere, exact
+        )
+        return found
 
     def _candidates(
         self, player: int, hint: int | None, *, exact: bool, forced: bool = True
@@ -402,17 +333,9 @@ class Search:
         """Return how much a cell's windows hold, for either side: a move's likely worth."""
         return self.position.promise[cell]
 
-    def _heuristic(self, player_who_moved: int) -> int:
-        """Return the heuristic value for the player who just moved, capped below the ends."""
-        value = self.position.value if player_who_moved == 1 else -self.position.value
-        value = -value if self.misere else value
-        return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, value))
-
     def _compiled(self, function: Callable[..., _Found], *arguments: object) -> _Found:
         """Call a compiled search function on this search's kernel, sharing the node count;
         raise OutOfTime if it stopped on the deadline or the node limit."""
-        if self.kernel is None:
-            raise AssertionError("only a compiled search has a kernel to call")
         geometry, state, table, limits = self.kernel
         limits[0] = self.nodes
         found = function(geometry, state, table, *arguments, limits)
@@ -421,13 +344,6 @@ class Search:
         if aborted == alphabeta.ABORTED:
             raise OutOfTime
         return found
-
-    def _count_node(self) -> None:
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise OutOfTime
-        if self.nodes % CLOCK_EVERY == 0 and self.clock() >= self.deadline:
-            raise OutOfTime
 
     def _result(
         self,
@@ -450,7 +366,7 @@ class Search:
             method=method,
             depth=depth,
             nodes=self.nodes,
-            seconds=self.clock() - self.started,
+            seconds=time.perf_counter() - self.started,
             wins_within=bound,
         )
 
@@ -480,13 +396,9 @@ def search(
     mover: Mark,
     seconds: float,
     *,
-    clock: Clock = time.perf_counter,
     max_nodes: int | None = None,
-    compiled: bool = True,
     barred: frozenset[int] = frozenset(),
 ) -> SearchResult:
     """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is
     known; never one of the `barred` cells (renju's fouls), if another move is legal."""
-    return Search(
-        board, mover, seconds, clock=clock, max_nodes=max_nodes, compiled=compiled, barred=barred
-    ).run()
+    return Search(board, mover, seconds, max_nodes=max_nodes, barred=barred).run()

@@ -1,6 +1,11 @@
-"""The position a search plays on: a board changed in place, with the running counts that
-make its questions cheap (which cells complete a line, what each cell promises, the
-heuristic value), for the pure search and the threat search."""
+"""The position at a search's root, as the Python around the compiled search reads it.
+
+The tree, the threat search and the exact search play on the compiled state
+(`service.game.alphabeta`); what is decided at the root stays in Python, and asks this
+board: the rules at the root (the cells that complete a line, for either side), the root's
+candidates and the fallback move (the cells near the marks, what each promises, the answers
+to a threat of an open four), and an analysis's moves the rules decide (each played and
+undone). It searches nothing itself: no tree, no heuristic value, no hash."""
 
 from __future__ import annotations
 
@@ -9,10 +14,10 @@ from service.game.geometry import Geometry
 
 
 class SearchBoard:
-    """A board under search, changed in place by `play` and `undo`, with running counts.
+    """A search's root position, changed in place by `play` and `undo`, with running counts.
 
     Players are 1 (X) and 2 (O). For every window it keeps each player's marks in it; from
-    them follow the cells that complete a line (`completing`), and the heuristic value.
+    them follow the cells that complete a line (`completing`) and each cell's promise.
     """
 
     def __init__(self, geometry: Geometry, board: Board) -> None:
@@ -22,9 +27,6 @@ class SearchBoard:
         self.near_marks = [0] * geometry.cells
         self.free = set(range(geometry.cells))
         self.empty = geometry.cells
-        self.hash = 0
-        #: The heuristic value from X's side: fuller open windows of X's, less O's.
-        self.value = 0
         #: For each player, the windows it fills but for one cell the other has not entered
         #: (on the empty board, none; every window when a line is one cell long).
         every = set(range(len(geometry.windows))) if geometry.rules.k == 1 else set()
@@ -41,7 +43,6 @@ class SearchBoard:
         self.cells[cell] = player
         self.free.discard(cell)
         self.empty -= 1
-        self.hash ^= self.geometry.keys[cell][player]
         for neighbour in self.geometry.near[cell]:
             self.near_marks[neighbour] += 1
         return completed
@@ -53,17 +54,15 @@ class SearchBoard:
         self.cells[cell] = 0
         self.free.add(cell)
         self.empty += 1
-        self.hash ^= self.geometry.keys[cell][player]
         for neighbour in self.geometry.near[cell]:
             self.near_marks[neighbour] -= 1
 
     def _recount(self, cell: int, player: int, step: int) -> bool:
         """Add `step` marks of `player` to every window of `cell`, and all that follows from
-        the counts: the value, the promises, the fours. Return whether a window is full."""
+        the counts: the promises, the fours. Return whether a window is full."""
         geometry = self.geometry
         weights, windows, k = geometry.weights, geometry.windows, geometry.rules.k
         other = 3 - player
-        sign = 1 if player == 1 else -1
         mine_fours, their_fours = self.fours[player], self.fours[other]
         completed = False
         for window in geometry.windows_of[cell]:
@@ -72,9 +71,6 @@ class SearchBoard:
             after = before + step
             counts[player] = after
             completed = completed or (after == k and self._counts(window, player))
-            self.value += sign * (
-                _value_of(weights, after, theirs) - _value_of(weights, before, theirs)
-            )
             change = _promise_of(weights, after, theirs) - _promise_of(weights, before, theirs)
             if change:
                 for member in windows[window]:
@@ -171,13 +167,6 @@ class SearchBoard:
     def empty_cells(self) -> list[int]:
         """Return every empty cell, ascending."""
         return sorted(self.free)
-
-
-def _value_of(weights: list[int], mine: int, theirs: int) -> int:
-    """Return what a window is worth to one side: its marks if the other side has none."""
-    if theirs == 0:
-        return weights[mine]
-    return -weights[theirs] if mine == 0 else 0
 
 
 def _promise_of(weights: list[int], mine: int, theirs: int) -> int:

@@ -1,4 +1,4 @@
-"""The threat search (normal rules): a forced win made of fours.
+"""The threat search's terms (normal rules): a forced win made of fours, and what it proves.
 
 A *four* is a move after which the opponent has exactly one cell to stop an immediate win:
 any other reply loses at once, so the block is the only reply to consider. A run of fours
@@ -17,16 +17,13 @@ faster than its run says, so there a run, and its first move, is exact only up t
 RENJU_EXACT_PLIES (three plies), and black, whose fours may be fouls, runs none
 (`service.game.search`).
 
-This is the specification, and the search a test's own clock can drive; the service runs
-`alphabeta.shortest_run_of_fours`, the same runs in the same order, node for node, compiled
-and without the interpreter lock.
+The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that make a four
+lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
+tried in ascending order, then the forced block, with runs of one four first, then two, up
+to THREAT_SEARCH_MOVES. This module holds what its runs prove.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-
-from service.game.search_board import SearchBoard
 
 #: How many moves of its own the threat search plays at most.
 THREAT_SEARCH_MOVES = 8
@@ -40,66 +37,3 @@ EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
 #: Under renju, the longest run of white's fours, and of its first move, that is exact: a
 #: block that is black's foul is no block, so a longer run may be won faster.
 RENJU_EXACT_PLIES = 3
-
-
-def shortest_run_of_fours(
-    position: SearchBoard, attacker: int, count_node: Callable[[], None]
-) -> tuple[int, int] | None:
-    """Return (first move, plies) of the shortest win by fours for `attacker` to move, or
-    None: none within THREAT_SEARCH_MOVES, or the defender has a line to complete first.
-
-    `count_node` is called for every move tried and may raise to stop the search; every
-    move is taken back either way, so the position is left as it was found.
-    """
-    if position.completing(3 - attacker):
-        return None  # the threat search is for an attacker whom nothing threatens
-    for moves in range(1, THREAT_SEARCH_MOVES + 1):
-        found = _fours(position, attacker, moves, count_node)
-        if found is not None:
-            return found
-    return None
-
-
-def _fours(
-    position: SearchBoard, attacker: int, moves_left: int, count_node: Callable[[], None]
-) -> tuple[int, int] | None:
-    """Return (first move, plies) of a win by at most `moves_left` fours, or None.
-
-    On entry nothing of the defender's completes a line.
-    """
-    defender = 3 - attacker
-    k = position.geometry.rules.k
-    windows = position.geometry.windows
-    # Every cell that makes a four lies in a window one mark short of one (k - 2 marks).
-    candidates = sorted(
-        {
-            cell
-            for index, counts in enumerate(position.counts)
-            if counts[attacker] == k - 2 and counts[defender] == 0
-            for cell in windows[index]
-            if position.cells[cell] == 0
-        }
-    )
-    for cell in candidates:
-        count_node()
-        completed = position.play(cell, attacker)
-        # Out of time or not, every move is taken back: the search goes on after this.
-        try:
-            if completed:
-                return cell, 1
-            blocks = position.completing(attacker)
-            if len(blocks) >= 2 and position.empty >= 2:
-                return cell, 3  # two cells to stop: one stays
-            if len(blocks) == 1 and moves_left > 1 and position.empty >= 2:
-                position.play(blocks[0], defender)
-                try:
-                    # The forced block must not let the defender win next, nor fill the board.
-                    if not position.completing(defender) and position.empty > 0:
-                        deeper = _fours(position, attacker, moves_left - 1, count_node)
-                        if deeper is not None:
-                            return cell, deeper[1] + 2
-                finally:
-                    position.undo(blocks[0])
-        finally:
-            position.undo(cell)
-    return None

@@ -7,9 +7,8 @@ next position stored there: the newest knowledge is the likeliest to be asked fo
 and the root of a search, stored last, is always found. A record with depth 0 is empty,
 as every stored depth is at least 1.
 
-The pure search reads it through `TranspositionTable`; the compiled one
-(`service.game.alphabeta`) reads the same records the same way, so that the two stay node
-for node the same search.
+The search (`service.game.alphabeta`) reads and writes the records, compiled (`_probe`,
+`_store`); this module makes the tables and sizes them.
 """
 
 from __future__ import annotations
@@ -78,22 +77,3 @@ def new_table(slots: int) -> Table:
     # freed for that thread's next allocation), four searches at once left a worker 98 MB
     # bigger for good.
     return np.frombuffer(mmap.mmap(-1, size), dtype=ENTRY)
-
-
-class TranspositionTable:
-    """A table as the pure search reads it: `get` and `put` by a position's hash."""
-
-    def __init__(self, entries: Table) -> None:
-        self.entries = entries
-        self.mask = len(entries) - 1
-
-    def get(self, key: int) -> tuple[int, int, int, int] | None:
-        """Return (depth, value, bound, move) stored for the position, or None."""
-        entry = self.entries[key & self.mask]
-        if entry["depth"] > 0 and int(entry["key"]) == key:
-            return int(entry["depth"]), int(entry["value"]), int(entry["bound"]), int(entry["move"])
-        return None
-
-    def put(self, key: int, depth: int, value: int, bound: int, move: int) -> None:
-        """Store what a search found of a position, in place of what its slot held."""
-        self.entries[key & self.mask] = (key, value, move, depth, bound)
