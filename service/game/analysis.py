@@ -157,7 +157,7 @@ class Ranking(Search):
 
     def _root_candidates(self) -> list[int]:
         """Return the moves an analysis ranks: the likeliest, and every cell ending a line."""
-        likeliest = self._candidates(self.mover, None, exact=False, forced=False)
+        likeliest = self._candidates(self.mover, forced=False)
         ending = self.position.completing(self.mover) + self.position.completing(3 - self.mover)
         return sorted(set(likeliest) | set(ending))
 

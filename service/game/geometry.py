@@ -49,8 +49,6 @@ class Geometry:
             for row, col in (divmod(cell, rules.cols) for cell in range(self.cells))
         ]
         self.weights = window_weights(rules.k)
-        #: What each cell's windows promise on the empty board (`SearchBoard.promise`).
-        self.empty_promise = [self.weights[1] * 2 * len(windows) for windows in self.windows_of]
         rng = random.Random(rules.cell_count * 1009 + rules.k)  # noqa: S311 -- hashing, seeded
         self.keys = [[rng.getrandbits(64) for _ in range(3)] for _ in range(self.cells)]
         self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2

@@ -255,7 +255,7 @@ class Search:
         threats = [cell for cell in threats if cell not in self.barred]
         if threats:
             return threats[0]
-        ordered = self._unbarred(self._candidates(mover, None, exact=False) or legal)
+        ordered = self._unbarred(self._candidates(mover) or legal)
         return ordered[0]
 
     def _negamax_root(self, depth: int, *, exact: bool) -> tuple[int, int]:
@@ -264,74 +264,26 @@ class Search:
         )
         return found
 
-    def _candidates(
-        self, player: int, hint: int | None, *, exact: bool, forced: bool = True
-    ) -> list[int]:
-        """Return the moves worth trying at a node, the most promising first; with `forced`,
-        only a win at once, or the cells that stop the opponent's, when there are any."""
-        position = self.position
-        empty = position.empty_cells()
-        if forced and not self.misere:
-            wins = position.completing(player)
-            if wins:
-                return wins[:1]
-            threats = position.completing(3 - player)
-            if threats and not exact:
-                # Any other move lets the opponent complete a line next.
-                return threats
-        if exact:
-            moves = empty
-        else:
-            # Against a threat of an open four, only its answers; else the cells near a mark.
-            answers = position.answers_to_open_fours(player) if forced and not self.misere else []
-            moves = (
-                answers
-                or [cell for cell in empty if position.near_marks[cell]]
-                or [
-                    position.geometry.centre
-                    if position.cells[position.geometry.centre] == 0
-                    else empty[0]
-                ]
-            )
-        if self.misere:
-            # Completing one's own line loses at once: never a candidate while another move
-            # is not, even far from the marks. Such cells hold the most promise, so the cut
-            # below would otherwise keep only them.
-            losing = set(position.completing(player))
-            if losing:
-                moves = (
-                    [cell for cell in moves if cell not in losing]
-                    or [cell for cell in empty if cell not in losing]
-                    or moves
-                )
-        moves = sorted(moves, key=lambda cell: (-self._promise(cell), cell))
-        if not exact:
-            moves = moves[:CANDIDATES_TRIED]
-        if hint is not None and hint in moves:
-            moves.remove(hint)
-            moves.insert(0, hint)
-        return moves
+    def _candidates(self, player: int, *, forced: bool = True) -> list[int]:
+        """Return the moves the heuristic tree tries first at the root, the most promising
+        first (the compiled `alphabeta.likeliest_moves`: one implementation for both); with
+        `forced`, only a win at once, the cells that stop the opponent's, or the answers to
+        its threat of an open four, when there are any."""
+        geometry, state, _table, _limits = self.kernel
+        moves = alphabeta.likeliest_moves(geometry, state, player, self.misere, forced)
+        return [int(cell) for cell in moves]
 
     def _every_move_a_foul(self) -> bool:
         """Return whether every empty cell is barred: under renju, black's foul."""
         return bool(self.barred) and self.barred.issuperset(self.position.free)
 
     def _unbarred(self, moves: list[int]) -> list[int]:
-        """Return a root's moves without the barred cells; if none is left, every other
-        empty cell, the most promising first (as `_candidates` cuts them); if there is
-        none, the moves as they were."""
-        kept = [cell for cell in moves if cell not in self.barred]
-        if kept or not self.barred:
-            return kept or moves
-        others = sorted(
-            (cell for cell in self.position.empty_cells() if cell not in self.barred),
-            key=lambda cell: (-self._promise(cell), cell),
-        )
-        return others[:CANDIDATES_TRIED] or moves
-
-    def _promise(self, cell: int) -> int:
-        """Return how much a cell's windows hold, for either side: a move's likely worth."""
-        return self.position.promise[cell]
+        """Return a root's moves without the barred cells; if none is left, the
+        CANDIDATES_TRIED most promising other empty cells; if there is none, the moves as
+        they were (the compiled `alphabeta.unbarred`, as the tree's root takes them)."""
+        _geometry, state, _table, _limits = self.kernel
+        kept = alphabeta.unbarred(state, np.array(moves, dtype=np.int64))
+        return [int(cell) for cell in kept]
 
     def _compiled(self, function: Callable[..., _Found], *arguments: object) -> _Found:
         """Call a compiled search function on this search's kernel, sharing the node count;
