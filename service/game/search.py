@@ -28,10 +28,10 @@ in every k-cell window the other side has not entered, weighted by how full the 
 
 The tree, the threat search and the exact search run compiled, in `service.game.alphabeta`
 (numba, without the interpreter lock): that is the one search. This module is the Python
-around it: the rules at the root, the root's candidates and fallback move, and the result.
-Those read a `SearchBoard` (`service.game.search_board`) over the game's `Geometry`
-(`service.game.geometry`); `service.game.analysis` ranks every candidate with the same
-compiled functions.
+around it: the rules at the root, read on a `SearchBoard` (`service.game.search_board`)
+over the game's `Geometry` (`service.game.geometry`), the fallback move (the tree's own
+likeliest, `alphabeta.likeliest_moves`), and the result; `service.game.analysis` ranks
+every candidate with the same compiled functions.
 
 Proven scores use the tables' convention (`Rules.max_score`): a win in p plies scores
 max_score - p, a loss after p plies p - max_score, a draw 0.
