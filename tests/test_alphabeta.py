@@ -359,3 +359,98 @@ def test_two_searches_run_at_once_in_two_threads() -> None:
     for thread in threads:
         thread.join()
     assert [without_time(each) for each in found] == [without_time(alone)] * 2
+
+
+# --- Shapes: what a move makes of its line, kept per move (freestyle five in a row) ---
+
+EMPTY, OWN, THEIRS, OFF = 0, 1, 2, 3
+
+
+def line_of(key: int) -> list[int]:
+    """Return the 9-cell line a key describes, from the mover's side (OWN its marks), the
+    middle left empty: slots 0-3 before the middle, nearest first, slots 4-7 after it."""
+    line = [EMPTY] * 9
+    for slot in range(8):
+        line[3 - slot if slot < 4 else slot + 1] = (key >> (2 * slot)) & 3
+    return line
+
+
+def fives_through_middle(line: list[int]) -> bool:
+    """Whether five cells in a row, the middle among them, are all the mover's."""
+    return any(all(line[at] == OWN for at in range(start, start + 5)) for start in range(5))
+
+
+def completions(line: list[int]) -> set[int]:
+    """The empty cells where a second mark makes five with the middle's (a four's ends)."""
+    found = set()
+    for at, code in enumerate(line):
+        if code == EMPTY and at != 4:
+            line[at] = OWN
+            if fives_through_middle(line):
+                found.add(at)
+            line[at] = EMPTY
+    return found
+
+
+def test_the_shape_table_finds_every_five_and_four_as_brute_force_does() -> None:
+    """Every line of 8 neighbours, for X: a five when the move makes five or more in a row,
+    an open four when two cells or more then complete one with it, a four when one does,
+    and a lesser shape otherwise (O's table is X's with the colours swapped)."""
+    table = alphabeta.shape_table()
+    for key in range(4**8):
+        line = line_of(key)
+        line[4] = OWN
+        shape = table[1, key]
+        if fives_through_middle(line):
+            assert shape == alphabeta.FIVE
+            continue
+        ends = len(completions(line))
+        expected = alphabeta.OPEN_FOUR if ends >= 2 else alphabeta.FOUR if ends == 1 else None
+        if expected is None:
+            assert shape <= alphabeta.OPEN_THREE
+        else:
+            assert shape == expected
+        swapped = sum(
+            ({OWN: THEIRS, THEIRS: OWN}.get(code, code)) << (2 * slot)
+            for slot, code in enumerate((key >> (2 * slot)) & 3 for slot in range(8))
+        )
+        assert table[2, swapped] == shape
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(seed: int) -> None:
+    """Marks played and taken back in any order leave each cell's keys and the tally of
+    shapes as a new state of the same position has them."""
+    rng = random.Random(seed)
+    rules = Rules(15, 15, 5)
+    found = Search(Board.empty(rules), Mark.X, TIME)
+    geometry, state, _table, _limits = found.kernel
+    assert alphabeta.keeps_shapes(found.kernel)
+    played: list[int] = []
+    for step in range(120):
+        if played and rng.random() < 0.3:
+            alphabeta._undo(geometry, state, played.pop(rng.randrange(len(played))))
+        else:
+            cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
+            alphabeta._play(geometry, state, cell, 1 + step % 2)
+            played.append(cell)
+        afresh = alphabeta.new_state(geometry, state[0].copy(), state[8])
+        assert (state[9] == afresh[9]).all()
+        assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
+
+
+def test_only_freestyle_five_in_a_row_keeps_shapes() -> None:
+    """Other lengths and variants keep the window counts' value at the leaves."""
+    kept = {
+        rules: alphabeta.keeps_shapes(Search(Board.empty(rules), Mark.X, TIME).kernel)
+        for rules in (
+            Rules(15, 15, 5),
+            Rules(9, 9, 5),
+            Rules(15, 15, 6),
+            Rules(9, 9, 4),
+            Rules(15, 15, 5, variant=Variant.STANDARD),
+            Rules(15, 15, 5, variant=Variant.CARO),
+            Rules(15, 15, 5, variant=Variant.RENJU),
+        )
+    }
+    assert [rules for rules, keeps in kept.items() if keeps] == [Rules(15, 15, 5), Rules(9, 9, 5)]

@@ -339,7 +339,12 @@ class Search:
         elif proven:
             evaluation = 0.0
         else:
-            evaluation = math.tanh(value / (2 * self.position.geometry.weights[self.rules.k]))
+            scale = (
+                alphabeta.SHAPE_SCALE
+                if alphabeta.keeps_shapes(self.kernel) and not self.misere
+                else 2 * self.position.geometry.weights[self.rules.k]
+            )
+            evaluation = math.tanh(value / scale)
         return score, round(evaluation, 4)
 
 

@@ -13,9 +13,10 @@ from service.game.rules import Rules
 from service.game.search import search
 
 #: Positions that take every compiled function down each of its paths: heuristic (with a
-#: threat to block), exact, and misère.
+#: threat to block), by shapes (five in a row), exact, and misère.
 _PREPARED = (
     (Rules(5, 5, 4), "X.O.. .XO.. ..X.. ..... ....."),
+    (Rules(7, 7, 5), "....... ....... ..XO... ...X... ....... ....... ......."),
     (Rules(3, 3, 3), "X.. ... ..."),
     (Rules(5, 5, 3, misere=True), "X.... ..O.. ..... ..... ....."),
 )
