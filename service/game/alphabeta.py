@@ -879,47 +879,37 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
 
 
 @njit(cache=True, nogil=True)
-def _best_shaped_leaf(geometry, state, moves, player, alpha, beta, ply):  # type: ignore[no-untyped-def]  # noqa: PLR0917
-    """Return (value, move) of the best of `moves` one ply from the leaves, each played and
-    valued by the shapes (`_shape_value`)."""
-    best_value = -MATE - 1
-    best_move = moves[0]
-    for at in range(moves.shape[0]):
-        move = moves[at]
+def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return a leaf's value to `player`, who plays `move` one ply from the leaves: by the
+    shapes where the game keeps them (the move played and taken back), else from the
+    window counts without playing it (`_change_by`)."""
+    if state[11][0] == 1 and not misere:
         if _play(geometry, state, move, player):
             value = MATE - ply - 1
         elif state[4][1] == 0:
-            value = 0
+            value = 0  # the board is full
         else:
             value = _shape_value(state, player)
         _undo(geometry, state, move)
-        if value > best_value:
-            best_value = value
-            best_move = move
-        alpha = max(alpha, value)
-        if alpha >= beta:
-            break
-    return best_value, best_move
+        return value
+    completed, change = _change_by(geometry, state, move, player)
+    if completed:
+        # Completing a line ends the game at once: won, or under misère lost.
+        return -(MATE - ply - 1) if misere else MATE - ply - 1
+    if state[4][1] == 1:
+        return 0  # the board is full
+    return _heuristic_of(state[4][0] + change, player, misere)
 
 
 @njit(cache=True, nogil=True)
 def _best_leaf(geometry, state, moves, player, alpha, beta, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
-    """Return (value, move) of the best of `moves` one ply from the leaves, each valued from
-    the counts without playing it (`_change_by`), stopping at a cut as the tree does."""
-    if state[11][0] == 1 and not misere:
-        return _best_shaped_leaf(geometry, state, moves, player, alpha, beta, ply)
+    """Return (value, move) of the best of `moves` one ply from the leaves (`_leaf_value`),
+    stopping at a cut as the tree does."""
     best_value = -MATE - 1
     best_move = moves[0]
     for at in range(moves.shape[0]):
         move = moves[at]
-        completed, change = _change_by(geometry, state, move, player)
-        if completed:
-            # Completing a line ends the game at once: won, or under misère lost.
-            value = -(MATE - ply - 1) if misere else MATE - ply - 1
-        elif state[4][1] == 1:
-            value = 0  # the board is full
-        else:
-            value = _heuristic_of(state[4][0] + change, player, misere)
+        value = _leaf_value(geometry, state, move, player, ply, misere)
         if value > best_value:
             best_value = value
             best_move = move
