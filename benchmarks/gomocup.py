@@ -276,6 +276,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="openings, each played as both sides")
     parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
     parser.add_argument(
+        "--first-seed", type=int, default=0, help="the first opening's seed (more games later)"
+    )
+    parser.add_argument(
         "--variant",
         choices=[variant.value for variant in Variant],
         default=Variant.FREESTYLE.value,
@@ -286,7 +289,7 @@ def main() -> None:
     prepare()
     games = []
     for search_first in (True, False):
-        for seed in range(arguments.games):
+        for seed in range(arguments.first_seed, arguments.first_seed + arguments.games):
             finished = play(arguments.brain, rules, seed, search_first, arguments.budget_ms)
             print(finished, flush=True)
             games.append(finished)

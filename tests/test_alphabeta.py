@@ -361,68 +361,142 @@ def test_two_searches_run_at_once_in_two_threads() -> None:
     assert [without_time(each) for each in found] == [without_time(alone)] * 2
 
 
-# --- Shapes: what a move makes of its line, kept per move (freestyle five in a row) ---
+# --- Shapes: what a move makes of its line, kept per move (five in a row) ---
 
 EMPTY, OWN, THEIRS, OFF = 0, 1, 2, 3
 
+#: Each rule's table, and which fives it counts for X and for O: "or more" (freestyle),
+#: "exactly" (standard), "caro" (exactly, not closed at both ends by the opponent).
+SHAPE_RULES = {
+    alphabeta.FREESTYLE_SHAPES: ("or more", "or more"),
+    alphabeta.EXACT_SHAPES: ("exactly", "exactly"),
+    alphabeta.CARO_SHAPES: ("caro", "caro"),
+    alphabeta.RENJU_SHAPES: ("exactly", "or more"),  # black exactly five, white five or more
+}
 
-def line_of(key: int) -> list[int]:
-    """Return the 9-cell line a key describes, from the mover's side (OWN its marks), the
-    middle left empty: slots 0-3 before the middle, nearest first, slots 4-7 after it."""
-    line = [EMPTY] * 9
-    for slot in range(8):
-        line[3 - slot if slot < 4 else slot + 1] = (key >> (2 * slot)) & 3
+
+def line_of(key: int, half: int) -> list[int]:
+    """Return the line a key describes (half cells each side of the middle), the middle
+    left empty: slots 0 to half-1 before the middle, nearest first, the others after it."""
+    line = [EMPTY] * (2 * half + 1)
+    for slot in range(2 * half):
+        line[half - 1 - slot if slot < half else slot + 1] = (key >> (2 * slot)) & 3
     return line
 
 
-def fives_through_middle(line: list[int]) -> bool:
-    """Whether five cells in a row, the middle among them, are all the mover's."""
-    return any(all(line[at] == OWN for at in range(start, start + 5)) for start in range(5))
+def five_through_middle(line: list[int], fives: str) -> bool:
+    """Whether the run of the mover's marks through the middle wins by `fives`."""
+    middle = len(line) // 2
+    low = high = middle
+    while low > 0 and line[low - 1] == OWN:
+        low -= 1
+    while high < len(line) - 1 and line[high + 1] == OWN:
+        high += 1
+    length = high - low + 1
+    if fives == "or more":
+        return length >= 5
+    if length != 5:
+        return False
+    # A run of five through the middle of 11 cells leaves both its ends on the line.
+    return fives == "exactly" or not (line[low - 1] == THEIRS == line[high + 1])
 
 
-def completions(line: list[int]) -> set[int]:
-    """The empty cells where a second mark makes five with the middle's (a four's ends)."""
+def completions(line: list[int], fives: str) -> set[int]:
+    """The empty cells where a second mark makes a five with the middle's (a four's ends)."""
     found = set()
     for at, code in enumerate(line):
-        if code == EMPTY and at != 4:
+        if code == EMPTY and at != len(line) // 2:
             line[at] = OWN
-            if fives_through_middle(line):
+            if five_through_middle(line, fives):
                 found.add(at)
             line[at] = EMPTY
     return found
 
 
-def test_the_shape_table_finds_every_five_and_four_as_brute_force_does() -> None:
-    """Every line of 8 neighbours, for X: a five when the move makes five or more in a row,
-    an open four when two cells or more then complete one with it, a four when one does,
-    and a lesser shape otherwise (O's table is X's with the colours swapped)."""
-    table = alphabeta.shape_table()
-    for key in range(4**8):
-        line = line_of(key)
-        line[4] = OWN
-        shape = table[1, key]
-        if fives_through_middle(line):
-            assert shape == alphabeta.FIVE
-            continue
-        ends = len(completions(line))
-        expected = alphabeta.OPEN_FOUR if ends >= 2 else alphabeta.FOUR if ends == 1 else None
-        if expected is None:
-            assert shape <= alphabeta.OPEN_THREE
-        else:
-            assert shape == expected
-        swapped = sum(
-            ({OWN: THEIRS, THEIRS: OWN}.get(code, code)) << (2 * slot)
-            for slot, code in enumerate((key >> (2 * slot)) & 3 for slot in range(8))
+def expected_shape(line: list[int], fives: str) -> int | None:
+    """The shape brute force names for a move at the middle: a five, an open four (two
+    cells then complete a five), a four (one does), or None for a lesser shape."""
+    line = [*line]
+    line[len(line) // 2] = OWN
+    if five_through_middle(line, fives):
+        return alphabeta.FIVE
+    ends = len(completions(line, fives))
+    return alphabeta.OPEN_FOUR if ends >= 2 else alphabeta.FOUR if ends == 1 else None
+
+
+def swapped(key: int, slots: int) -> int:
+    """The key with X and O swapped: O's view of X's line."""
+    codes = ((key >> (2 * slot)) & 3 for slot in range(slots))
+    return sum({OWN: THEIRS, THEIRS: OWN}.get(code, code) << (2 * slot) for slot, code in
+               enumerate(codes))  # fmt: skip
+
+
+def keys_to_check(rule: int) -> range | list[int]:
+    """Every key of freestyle's 8 neighbours; 40,000 seeded ones of the others' 10."""
+    if rule == alphabeta.FREESTYLE_SHAPES:
+        return range(4**8)
+    return random.Random(rule).sample(range(4**10), 40_000)
+
+
+@pytest.mark.parametrize("rule", sorted(SHAPE_RULES))
+def test_the_shape_table_finds_every_five_and_four_as_brute_force_does(rule: int) -> None:
+    """Each side's line of neighbours: a five when the move makes a winning run by the
+    rule's fives, an open four when two cells or more then complete one with it, a four
+    when one does, and a lesser shape otherwise (O's table read with the colours swapped)."""
+    table = alphabeta.shape_table(rule)
+    half = 4 if rule == alphabeta.FREESTYLE_SHAPES else 5
+    assert table.shape == (3, 4 ** (2 * half))
+    for key in keys_to_check(rule):
+        line = line_of(key, half)
+        for player, fives in zip((1, 2), SHAPE_RULES[rule], strict=True):
+            shape = table[player, key if player == 1 else swapped(key, 2 * half)]
+            expected = expected_shape(line, fives)
+            if expected is None:
+                assert shape <= alphabeta.OPEN_THREE, (rule, player, line)
+            else:
+                assert shape == expected, (rule, player, line)
+
+
+def test_an_overline_is_no_five_and_caro_counts_no_closed_five() -> None:
+    """Examples on 11-cell lines: four X beside the move and one beyond it make six in a
+    row; four X and the move between two O make a closed five."""
+    half = 5
+
+    def key(line: str) -> int:
+        """The key of an 11-cell line written with the middle as '*'."""
+        codes = {".": EMPTY, "X": OWN, "O": THEIRS, "#": OFF, "*": EMPTY}
+        cells = [codes[char] for char in line]
+        return sum(
+            cells[half - 1 - slot if slot < half else slot + 1] << (2 * slot)
+            for slot in range(2 * half)
         )
-        assert table[2, swapped] == shape
+
+    overline = key(".XXXX*X....")  # six with the move
+    closed = key("OXXXX*O....")  # five, the opponent at both ends
+    for rule, (overline_shape, closed_shape) in {
+        alphabeta.EXACT_SHAPES: (None, alphabeta.FIVE),
+        alphabeta.CARO_SHAPES: (None, None),
+        alphabeta.RENJU_SHAPES: (None, alphabeta.FIVE),  # for black
+    }.items():
+        table = alphabeta.shape_table(rule)
+        for line, expected in ((overline, overline_shape), (closed, closed_shape)):
+            if expected is None:
+                assert table[1, line] < alphabeta.FIVE
+            else:
+                assert table[1, line] == expected
+    renju = alphabeta.shape_table(alphabeta.RENJU_SHAPES)
+    assert renju[2, swapped(overline, 10)] == alphabeta.FIVE  # white's overline wins
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(seed: int) -> None:
+@pytest.mark.parametrize("variant", list(Variant))
+@pytest.mark.parametrize("seed", range(2))
+def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
+    variant: Variant, seed: int
+) -> None:
     """Marks played and taken back in any order leave each cell's keys and the tally of
     shapes as a new state of the same position has them."""
     rng = random.Random(seed)
-    rules = Rules(15, 15, 5)
+    rules = Rules(15, 15, 5, variant=variant)
     found = Search(Board.empty(rules), Mark.X, TIME)
     geometry, state, _table, _limits = found.kernel
     assert alphabeta.keeps_shapes(found.kernel)
@@ -439,8 +513,26 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(seed: int
         assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
 
 
-def test_only_freestyle_five_in_a_row_keeps_shapes() -> None:
-    """Other lengths and variants keep the window counts' value at the leaves."""
+@pytest.mark.parametrize("variant", [Variant.RENJU, Variant.STANDARD])
+def test_under_renju_the_tree_never_tries_a_double_three_for_black(variant: Variant) -> None:
+    """Black's two open threes meet at the centre: the best of its moves under the
+    standard rule, a foul under renju, which the tree leaves out below the root too."""
+    rules = Rules(15, 15, 5, variant=variant)
+    board, mover = Board.empty(rules), Mark.X
+    for col, row in [(7, 5), (0, 0), (5, 7), (14, 0), (7, 6), (0, 14), (6, 7), (14, 14)]:
+        board, mover = board.play(row * 15 + col, mover), mover.opponent
+    geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+    tried = list(alphabeta.likeliest_moves(geometry, state, 1, False, False))
+    centre = 7 * 15 + 7
+    if variant is Variant.RENJU:
+        assert centre not in tried
+    else:
+        assert tried[0] == centre
+    assert centre in alphabeta.likeliest_moves(geometry, state, 2, False, False)  # white may
+
+
+def test_five_in_a_row_keeps_shapes_in_every_variant() -> None:
+    """Other lengths keep the window counts' value at the leaves."""
     kept = {
         rules: alphabeta.keeps_shapes(Search(Board.empty(rules), Mark.X, TIME).kernel)
         for rules in (
@@ -453,4 +545,7 @@ def test_only_freestyle_five_in_a_row_keeps_shapes() -> None:
             Rules(15, 15, 5, variant=Variant.RENJU),
         )
     }
-    assert [rules for rules, keeps in kept.items() if keeps] == [Rules(15, 15, 5), Rules(9, 9, 5)]
+    assert [rules for rules, keeps in kept.items() if not keeps] == [
+        Rules(15, 15, 6),
+        Rules(9, 9, 4),
+    ]

@@ -3,14 +3,14 @@ search (what its runs prove: `service.game.threats`). `service.game.search` and
 `service.game.analysis` decide at the root in Python and call these for the rest.
 
 The tree keeps each window's marks and each cell's promise up to date as marks come and go,
-and in freestyle five in a row the shape a move at each cell would make in each direction
-for each side (an open four, a blocked three...: Wine's pattern types), read from a table
-by the cell's 8 neighbours; it tries the candidates of `_candidates` in order of the shapes
-they make and stop (else of their promise and the threats they make), values its leaves by
-those shapes (else by the windows, read from the counts without playing the move),
-searches each move after the first with a null window first (principal variation
-search), reads and writes the transposition table (`service.game.transposition`) and
-reads the deadline every `CLOCK_EVERY` nodes.
+and in five in a row the shape a move at each cell would make in each direction for each
+side (an open four, a blocked three...: Wine's pattern types), read from a table of the
+rule's by the cell's 8 neighbours (10 where fives are exact); it tries the candidates of
+`_candidates` in order of the shapes they make and stop (else of their promise and the
+threats they make), values its leaves by those shapes (else by the windows, read from the
+counts without playing the move), searches each move after the first with a null window
+first (principal variation search), reads and writes the transposition table
+(`service.game.transposition`) and reads the deadline every `CLOCK_EVERY` nodes.
 The tests hold it to judges that share none of its code: brute force and the exact tables
 (docs/SEARCH.md).
 
@@ -91,13 +91,14 @@ class Kernel(NamedTuple):
     #: cell the mover at the root may not play (renju's fouls), else 0; and levels (3 x
     #: k+1): for each player and count, the windows it holds that many marks of and the
     #: other none, so that a look for lines one or two marks short skips the scan of every
-    #: window when there are none; then, for the shapes (freestyle five in a row only): the
-    #: table of shapes (`shape_table`), each cell's key per direction (its 8 neighbours),
-    #: the tally of shapes each side could make (3 x 8), [1 if the game keeps shapes], and
-    #: each cell's neighbours per direction (cells x 4 x 8, -1 off the board).
+    #: window when there are none; then, for the shapes (five in a row only): the rule's
+    #: table of shapes (`shape_table`), each cell's key per direction (its 8 or 10
+    #: neighbours), the tally of shapes each side could make (3 x 8), [1 if the game keeps
+    #: shapes], and each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
+    #: board).
     state: tuple[
         Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints,
-        Ints, Ints, Ints, Ints, Ints,
+        npt.NDArray[np.int8], Ints, Ints, Ints, Ints,
     ]  # fmt: skip
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`.
@@ -250,8 +251,13 @@ def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
 
 # --- shapes: what a move makes of its line in each direction, for each side ---
 
-#: The lines whose shapes the search keeps (freestyle only): five in a row.
+#: The lines whose shapes the search keeps (every variant): five in a row.
 SHAPED_K = 5
+
+#: Which fives a table of shapes counts: five or more (freestyle); exactly five (standard);
+#: exactly five the opponent has not closed at both ends (caro); black's exactly five and
+#: white's five or more (renju).
+FREESTYLE_SHAPES, EXACT_SHAPES, CARO_SHAPES, RENJU_SHAPES = range(4)
 
 #: What a move makes of its line in one direction, weakest first (Wine's pattern types).
 NO_SHAPE, BLOCKED_TWO, OPEN_TWO, BLOCKED_THREE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE = range(8)
@@ -275,26 +281,17 @@ OFF_BOARD = 3
 
 
 @njit(cache=True, nogil=True)
-def _line_shape(line, player):  # type: ignore[no-untyped-def]
-    """Return the shape `player` makes by playing the middle of `line` (9 codes: 0 empty,
-    1 X, 2 O, 3 off the board; the middle its own), by the 5-cell windows through it."""
+def _line_shape(line, player, rule):  # type: ignore[no-untyped-def]
+    """Return the shape `player` makes by playing the middle of `line` (codes 0 empty, 1 X,
+    2 O, 3 off the board; the middle its own), by the 5-cell windows through it: 9 cells
+    for freestyle's five or more, 11 for the other rules, whose fives depend on the cells
+    just beyond a window (exactly five: not the player's; caro's: not both the opponent's)."""
+    middle = line.shape[0] // 2
     completion = -1
     open_four = False
     fours = threes = twos = 0
-    for start in range(5):
-        mine = 0
-        blocked = False
-        empty = -1
-        for at in range(start, start + 5):
-            code = line[at]
-            if code == player or at == 4:
-                mine += 1
-            elif code == 0:
-                empty = at
-            else:
-                blocked = True
-        if blocked:
-            continue
+    for start in range(middle - 4, middle + 1):
+        mine, empty = _window_marks(line, start, player, rule)
         if mine == 5:
             return FIVE
         if mine == 4:
@@ -308,6 +305,40 @@ def _line_shape(line, player):  # type: ignore[no-untyped-def]
         elif mine == 2:
             twos += 1
     return _shape_named(open_four, fours, threes, twos)
+
+
+@njit(cache=True, nogil=True)
+def _window_marks(line, start, player, rule):  # type: ignore[no-untyped-def]
+    """Return how many of the 5 cells of `line` from `start` are the player's (the middle
+    counted as its own) and one empty cell among them; (-1, -1) if the window cannot hold
+    the rule's five (the opponent's mark or the edge in it, or its ends: `_may_hold_five`)."""
+    if not _may_hold_five(line, start, player, rule):
+        return -1, -1
+    middle = line.shape[0] // 2
+    mine = 0
+    empty = -1
+    for at in range(start, start + 5):
+        code = line[at]
+        if code == player or at == middle:
+            mine += 1
+        elif code == 0:
+            empty = at
+        else:
+            return -1, -1
+    return mine, empty
+
+
+@njit(cache=True, nogil=True)
+def _may_hold_five(line, start, player, rule):  # type: ignore[no-untyped-def]
+    """Return whether the 5 cells of `line` from `start`, filled, would be a five by the
+    rule's ends: beyond them no mark of the player's where fives are exact (an overline
+    otherwise), and under caro not both the opponent's."""
+    if rule == FREESTYLE_SHAPES or (rule == RENJU_SHAPES and player == 2):
+        return True
+    before, after = line[start - 1], line[start + 5]
+    if player in (before, after):
+        return False
+    return rule != CARO_SHAPES or not (before == 3 - player and after == 3 - player)
 
 
 @njit(cache=True, nogil=True)
@@ -326,25 +357,27 @@ def _shape_named(open_four, fours, threes, twos):  # type: ignore[no-untyped-def
 
 
 @njit(cache=True, nogil=True)
-def shape_table():  # type: ignore[no-untyped-def]
-    """Return the shape each side makes (3 x 4^8: by player, then by the key of the 8
-    neighbours, 2 bits each, nearest the middle in the low bits of each side)."""
-    table = np.zeros((3, 4**8), dtype=np.int64)
-    line = np.zeros(9, dtype=np.int64)
-    for key in range(4**8):
-        for slot in range(8):
+def shape_table(rule):  # type: ignore[no-untyped-def]
+    """Return the shape each side makes under `rule` (FREESTYLE_SHAPES...), by player, then
+    by the key of the cell's neighbours, 2 bits each, nearest the middle in the low bits of
+    each side: 8 neighbours for freestyle (3 x 4^8), 10 for the others (3 x 4^10)."""
+    half = 4 if rule == FREESTYLE_SHAPES else 5
+    table = np.zeros((3, 4 ** (2 * half)), dtype=np.int8)
+    line = np.zeros(2 * half + 1, dtype=np.int64)
+    for key in range(4 ** (2 * half)):
+        for slot in range(2 * half):
             code = (key >> (2 * slot)) & 3
-            line[_slot_place(slot)] = code
+            line[_slot_place(slot, half)] = code
         for player in range(1, 3):
-            table[player, key] = _line_shape(line, player)
+            table[player, key] = _line_shape(line, player, rule)
     return table
 
 
 @njit(cache=True, nogil=True)
-def _slot_place(slot):  # type: ignore[no-untyped-def]
-    """Return where a key's slot lies on the 9-cell line: slots 0-3 at 3, 2, 1, 0 (before
-    the middle, nearest first), slots 4-7 at 5 to 8 (after it)."""
-    return 3 - slot if slot < 4 else slot + 1
+def _slot_place(slot, half):  # type: ignore[no-untyped-def]
+    """Return where a key's slot lies on the line of `half` cells each side of the middle:
+    slots 0 to half-1 before the middle, nearest first; the next ones after it."""
+    return half - 1 - slot if slot < half else slot + 1
 
 
 @njit(cache=True, nogil=True)
@@ -361,17 +394,18 @@ def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
     """Write a cell's new code (0 when emptied) into its neighbours' keys, bringing the
     tally of shapes up to date."""
     cells, neighbours, keys = state[0], state[12], state[9]
+    half = neighbours.shape[2] // 2
     for direction in range(4):
         if code != 0:
             _tally_cell(state, cell, direction, -1)  # taken: it makes no shape
         else:
             _tally_cell(state, cell, direction, 1)
-        for slot in range(8):
+        for slot in range(2 * half):
             other = neighbours[cell, direction, slot]
             if other < 0:
                 continue
             # The cell lies in `other`'s key in the mirrored slot.
-            mirrored = slot + 4 if slot < 4 else slot - 4
+            mirrored = slot + half if slot < half else slot - half
             empty = cells[other] == 0
             if empty:
                 _tally_cell(state, other, direction, -1)
@@ -473,11 +507,12 @@ def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _neighbours(geometry, size):  # type: ignore[no-untyped-def]
-    """Return each of `size` cells' neighbours in each direction, 4 before and 4 after (-1
-    off the board), read off the windows of 5 through it, and its keys on the empty board."""
+def _neighbours(geometry, size, half):  # type: ignore[no-untyped-def]
+    """Return each of `size` cells' neighbours in each direction, `half` (4 or 5) before
+    and as many after (-1 off the board), read off the windows of 5 through it and, for the
+    fifth, through the fourth; and its keys on the empty board."""
     windows, windows_of, k = geometry[0], geometry[1], geometry[6]
-    neighbours = np.full((size, 4, 8), -1, dtype=np.int64)
+    neighbours = np.full((size, 4, 2 * half), -1, dtype=np.int64)
     keys = np.zeros((size, 4), dtype=np.int64)
     steps = np.zeros(4, dtype=np.int64)  # a direction: the step between a window's cells
     for cell in range(size):
@@ -496,19 +531,35 @@ def _neighbours(geometry, size):  # type: ignore[no-untyped-def]
             for member in range(k):
                 offset = member - at
                 if offset != 0:
-                    place = -offset - 1 if offset < 0 else offset + 3  # as `_slot_place`
+                    place = -offset - 1 if offset < 0 else half + offset - 1
                     neighbours[cell, direction, place] = windows[window, member]
+    if half == 5:
+        _fifth_neighbours(neighbours)
+    for cell in range(size):
         for direction in range(4):
-            for slot in range(8):
+            for slot in range(2 * half):
                 if neighbours[cell, direction, slot] < 0:
                     keys[cell, direction] |= OFF_BOARD << (2 * slot)
     return neighbours, keys
 
 
 @njit(cache=True, nogil=True)
+def _fifth_neighbours(neighbours):  # type: ignore[no-untyped-def]
+    """Fill in each cell's fifth neighbours each way (slots 4 and 9): the fourth's nearest."""
+    for cell in range(neighbours.shape[0]):
+        for direction in range(4):
+            fourth = neighbours[cell, direction, 3]
+            if fourth >= 0:
+                neighbours[cell, direction, 4] = neighbours[fourth, direction, 0]
+            fourth = neighbours[cell, direction, 8]
+            if fourth >= 0:
+                neighbours[cell, direction, 9] = neighbours[fourth, direction, 5]
+
+
+@njit(cache=True, nogil=True)
 def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
     """Return the state of a position: `marks` holds 0 (empty), 1 (X) or 2 (O) per cell;
-    `shapes` is `shape_table()`, read when the game keeps shapes (freestyle five in a row)."""
+    `shapes` is the game's `shape_table`, read when the game keeps shapes (five in a row)."""
     windows_of, weights, k = geometry[1], geometry[3], geometry[6]
     size = marks.shape[0]
     levels = np.zeros((3, k + 1), dtype=np.int64)
@@ -518,8 +569,9 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         for slot in range(windows_of.shape[1]):
             if windows_of[cell, slot] >= 0:
                 promise[cell] += weights[1] * 2
-    shaped = k == SHAPED_K and geometry[8] == PLAIN_ENDS and (geometry[7] < 0).all()
-    neighbours, keys = _neighbours(geometry, size if shaped else 0)
+    shaped = k == SHAPED_K
+    half = 4 if shapes.shape[1] == 4**8 else 5
+    neighbours, keys = _neighbours(geometry, size if shaped else 0, half)
     tally = np.zeros((3, 8), dtype=np.int64)
     state = (
         np.zeros(size, dtype=np.int64),
@@ -623,6 +675,8 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
         # No cell that completes the mover's own line while another candidate, or failing
         # that another empty cell, does not.
         count = _without_losing(cells, chosen, count, _completing(geometry, state, player))
+    if player == 1 and geometry[8] == RENJU_ENDS and state[11][0] == 1 and not exact:
+        count = _without_fouls(state, chosen, count)  # black's, as its shapes show them
     moves = np.empty(count, dtype=np.int64)
     keys = np.empty(count, dtype=np.int64)
     scratch = np.empty((3, 4), dtype=np.int64)
@@ -643,6 +697,12 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
     ordered = moves[np.argsort(keys, kind="mergesort")]
     if not exact:
         ordered = ordered[:CANDIDATES_TRIED]
+    return _hint_first(ordered, hint)
+
+
+@njit(cache=True, nogil=True)
+def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
+    """Move the table's `hint` to the front of the moves, if it is among them."""
     if hint >= 0:
         for at in range(ordered.shape[0]):
             if ordered[at] == hint:
@@ -651,6 +711,42 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
                 ordered[0] = hint
                 break
     return ordered
+
+
+@njit(cache=True, nogil=True)
+def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
+    """Return whether black playing `cell` makes two fours or two open threes, as its
+    shapes show them, and no five: renju's double four and double three, read without
+    the recursive definition of a three (the root's fouls are judged in full)."""
+    keys, table = state[9], state[8]
+    fours = threes = 0
+    for direction in range(4):
+        shape = table[1, keys[cell, direction]]
+        if shape == FIVE:
+            return False
+        if shape >= FOUR:
+            fours += 1
+        elif shape == OPEN_THREE:
+            threes += 1
+    return fours >= 2 or threes >= 2
+
+
+@njit(cache=True, nogil=True)
+def _without_fouls(state, chosen, count):  # type: ignore[no-untyped-def]
+    """Take black's fouls (`_shape_foul`) out of the chosen cells, unless that leaves none;
+    return how many are chosen."""
+    fouls = np.zeros(chosen.shape[0], dtype=np.bool_)
+    found = 0
+    for cell in range(chosen.shape[0]):
+        if chosen[cell] == 1 and _shape_foul(state, cell):
+            fouls[cell] = True
+            found += 1
+    if found in (0, count):
+        return count
+    for cell in range(chosen.shape[0]):
+        if fouls[cell]:
+            chosen[cell] = 0
+    return count - found
 
 
 @njit(cache=True, nogil=True)
@@ -1119,9 +1215,20 @@ def shortest_run_of_fours(geometry, state, _table, attacker, most_moves, limits)
 
 
 def keeps_shapes(kernel: Kernel) -> bool:
-    """Return whether the search keeps shapes (freestyle five in a row): it values its
-    leaves and orders its moves by them, unless the game is misère."""
+    """Return whether the search keeps shapes (five in a row, every variant): it values
+    its leaves and orders its moves by them, unless the game is misère."""
     return bool(kernel.state[11][0] == 1)
+
+
+def shape_rule(geometry: GeometryArrays) -> int:
+    """Return which fives a game's table of shapes counts (FREESTYLE_SHAPES...), from what
+    its windows' ends mean."""
+    ends, meaning = geometry[7], geometry[8]
+    if meaning == RENJU_ENDS:
+        return RENJU_SHAPES
+    if meaning == CARO_ENDS:
+        return CARO_SHAPES
+    return FREESTYLE_SHAPES if bool((ends < 0).all()) else EXACT_SHAPES
 
 
 def kernel(
@@ -1138,15 +1245,16 @@ def kernel(
     limits = np.array(
         [0, UNLIMITED_NODES if max_nodes is None else max_nodes, deadline_ns], dtype=np.int64
     )
-    state = new_state(geometry, marks, _shapes())
+    state = new_state(geometry, marks, _shapes(shape_rule(geometry)))
     state[6][barred or []] = 1
     return Kernel(geometry, state, table, limits)
 
 
 @functools.cache
-def _shapes() -> Ints:
-    """Return the table of shapes, made once a process (a few milliseconds)."""
-    table: Ints = shape_table()
+def _shapes(rule: int) -> npt.NDArray[np.int8]:
+    """Return a rule's table of shapes, made once a process: freestyle's in a few
+    milliseconds (196 KB), the others' in about a second (3 MB)."""
+    table: npt.NDArray[np.int8] = shape_table(rule)
     return table
 
 

@@ -508,8 +508,8 @@ export interface components {
             /**
              * @description The search's estimate for the mover, from -1 (lost) to 1 (won): exactly 1, 0 or -1
              *     when proven; a heuristic end seen in the pruned tree is 0.99 or -0.99; otherwise
-             *     tanh of the window count, or in freestyle five in a row of the shapes each side
-             *     could make next (near 0.0 on an even opening).
+             *     tanh of the window count, or in five in a row (every variant) of the shapes each
+             *     side could make next (near 0.0 on an even opening).
              */
             evaluation: number;
             /**
