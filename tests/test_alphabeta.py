@@ -511,6 +511,7 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
         afresh = alphabeta.new_state(geometry, state[0].copy(), state[8])
         assert (state[9] == afresh[9]).all()
         assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
+        assert (state[13] == afresh[13]).all()
 
 
 @pytest.mark.parametrize("variant", [Variant.RENJU, Variant.STANDARD])
@@ -529,6 +530,29 @@ def test_under_renju_the_tree_never_tries_a_double_three_for_black(variant: Vari
     else:
         assert tried[0] == centre
     assert centre in alphabeta.likeliest_moves(geometry, state, 2, False, False)  # white may
+
+
+@pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
+def test_two_fours_at_once_to_make_win_a_leaf_except_blacks_under_renju(variant: Variant) -> None:
+    """X's threes on row 7 and column 7, each closed by an O, meet at (7, 7), where X makes
+    two fours at once: the opponent can stop only one, as if it were an open four. Under
+    renju it is black's foul, and only worth what its shapes are."""
+    rules = Rules(15, 15, 5, variant=variant)
+    board, mover = Board.empty(rules), Mark.X
+    x_cells = [(7, 4), (7, 5), (7, 6), (4, 7), (5, 7), (6, 7)]
+    o_cells = [(7, 3), (3, 7), (0, 0), (0, 14), (14, 0), (14, 14)]
+    for x_cell, o_cell in zip(x_cells, o_cells, strict=True):
+        board = board.play(x_cell[0] * 15 + x_cell[1], Mark.X).play(
+            o_cell[0] * 15 + o_cell[1], Mark.O
+        )
+    _geometry, state, _table, _limits = Search(board, mover, TIME).kernel
+    value_to_o = alphabeta._shape_value(state, 2)  # X to move
+    if variant is Variant.FREESTYLE:
+        assert value_to_o == -alphabeta.SHAPE_WIN
+        assert state[10][1, alphabeta.DOUBLE_FOURS] == 1
+    else:
+        assert -alphabeta.SHAPE_WIN < value_to_o < 0
+        assert state[10][1, alphabeta.DOUBLE_FOURS] == 0
 
 
 def test_five_in_a_row_keeps_shapes_in_every_variant() -> None:

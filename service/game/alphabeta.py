@@ -93,12 +93,13 @@ class Kernel(NamedTuple):
     #: other none, so that a look for lines one or two marks short skips the scan of every
     #: window when there are none; then, for the shapes (five in a row only): the rule's
     #: table of shapes (`shape_table`), each cell's key per direction (its 8 or 10
-    #: neighbours), the tally of shapes each side could make (3 x 8), [1 if the game keeps
-    #: shapes], and each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
-    #: board).
+    #: neighbours), the tally of shapes each side could make (3 x 9: the shapes, then
+    #: DOUBLE_FOURS), [1 if the game keeps shapes, the player whose double fours are
+    #: fouls or 0], each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
+    #: board), and the directions each side makes a four in at each cell (cells x 3).
     state: tuple[
         Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints,
-        npt.NDArray[np.int8], Ints, Ints, Ints, Ints,
+        npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints,
     ]  # fmt: skip
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`.
@@ -221,12 +222,15 @@ def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     cells[cell] = player
     scalars[1] -= 1
     zobrist[0] ^= keys[cell, player]
+    shaped = state[11][0] == 1
     for slot in range(near.shape[1]):
         neighbour = near[cell, slot]
         if neighbour < 0:
             break
         near_marks[neighbour] += 1
-    if state[11][0] == 1:
+        if shaped and near_marks[neighbour] == 1 and cells[neighbour] == 0:
+            _tally_directions(state, neighbour, 1)  # near a mark now: its shapes count
+    if shaped:
         _mark_lines(state, cell, player)
     return completed
 
@@ -240,13 +244,16 @@ def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
     cells[cell] = 0
     scalars[1] += 1
     zobrist[0] ^= keys[cell, player]
+    shaped = state[11][0] == 1
+    if shaped:
+        _mark_lines(state, cell, 0)  # while the cells near it still count
     for slot in range(near.shape[1]):
         neighbour = near[cell, slot]
         if neighbour < 0:
             break
+        if shaped and near_marks[neighbour] == 1 and cells[neighbour] == 0:
+            _tally_directions(state, neighbour, -1)  # near no mark now: out of the tally
         near_marks[neighbour] -= 1
-    if state[11][0] == 1:
-        _mark_lines(state, cell, 0)
 
 
 # --- shapes: what a move makes of its line in each direction, for each side ---
@@ -268,8 +275,14 @@ SHAPE_VALUES = np.array([0, 2, 12, 18, 96, 144, 800, 1200], dtype=np.int64)
 #: What each lesser shape adds to a move's value (Wine's: the stronger ones count alone).
 LESSER_VALUES = np.array([0, 2, 5, 5, 12, 12, 0, 0], dtype=np.int64)
 
+#: Where the tally counts the cells at which a side makes fours in two directions at once:
+#: for the side to move, as good as an open four (Wine's evaluation counts it as one),
+#: except black's under renju, where it is a foul.
+DOUBLE_FOURS = 8
+
 #: A leaf the shapes decide: a five to make, two fives against one stop, or an open four
-#: to make with no five against it. Far above what the shapes of a position sum to.
+#: (or two fours at once) to make with no five against it. Far above what the shapes of a
+#: position sum to.
 SHAPE_WIN = 30_000
 
 #: The value a search of a shaped game reports as an evaluation of tanh(1): a leaf the
@@ -382,37 +395,50 @@ def _slot_place(slot, half):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True)
 def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
-    """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the tally."""
-    keys, table, tally = state[9], state[8], state[10]
+    """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the
+    tally, and the cells where a side makes fours in two directions (DOUBLE_FOURS)."""
+    keys, table, tally, fours_at = state[9], state[8], state[10], state[13]
     key = keys[cell, direction]
-    tally[1, table[1, key]] += step
-    tally[2, table[2, key]] += step
+    for player in range(1, 3):
+        shape = table[player, key]
+        tally[player, shape] += step
+        if shape == FOUR and state[11][1] != player:
+            before = fours_at[cell, player]
+            fours_at[cell, player] = before + step
+            if (step > 0 and before == 1) or (step < 0 and before == 2):
+                tally[player, DOUBLE_FOURS] += step
+
+
+@njit(cache=True, nogil=True)
+def _tally_directions(state, cell, step):  # type: ignore[no-untyped-def]
+    """Count the shapes an empty cell makes in every direction in (1) or out (-1)."""
+    for direction in range(4):
+        _tally_cell(state, cell, direction, step)
 
 
 @njit(cache=True, nogil=True)
 def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
     """Write a cell's new code (0 when emptied) into its neighbours' keys, bringing the
-    tally of shapes up to date."""
-    cells, neighbours, keys = state[0], state[12], state[9]
+    tally of shapes up to date: the tally counts the empty cells near a mark (within
+    two, as the candidates are), as Wine's evaluation does."""
+    cells, near_marks, neighbours, keys = state[0], state[2], state[12], state[9]
     half = neighbours.shape[2] // 2
+    if near_marks[cell] > 0:
+        _tally_directions(state, cell, -1 if code != 0 else 1)  # taken, it makes no shape
     for direction in range(4):
-        if code != 0:
-            _tally_cell(state, cell, direction, -1)  # taken: it makes no shape
-        else:
-            _tally_cell(state, cell, direction, 1)
         for slot in range(2 * half):
             other = neighbours[cell, direction, slot]
             if other < 0:
                 continue
             # The cell lies in `other`'s key in the mirrored slot.
             mirrored = slot + half if slot < half else slot - half
-            empty = cells[other] == 0
-            if empty:
+            counted = cells[other] == 0 and near_marks[other] > 0
+            if counted:
                 _tally_cell(state, other, direction, -1)
             keys[other, direction] = (keys[other, direction] & ~(3 << (2 * mirrored))) | (
                 code << (2 * mirrored)
             )
-            if empty:
+            if counted:
                 _tally_cell(state, other, direction, 1)
 
 
@@ -467,9 +493,12 @@ def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
         return -SHAPE_WIN
     if tally[waiting, FIVE] >= 2:
         return SHAPE_WIN
-    if tally[waiting, FIVE] == 0 and tally[mover, OPEN_FOUR] > 0:
+    if tally[waiting, FIVE] == 0 and (
+        tally[mover, OPEN_FOUR] > 0 or tally[mover, DOUBLE_FOURS] > 0
+    ):
         return -SHAPE_WIN
-    theirs = 0
+    # The mover's cells of two fours count as open fours, not as two fours.
+    theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
     mine = 0
     for shape in range(1, 8):
         theirs += SHAPE_VALUES[shape] * tally[mover, shape]
@@ -572,7 +601,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
     shaped = k == SHAPED_K
     half = 4 if shapes.shape[1] == 4**8 else 5
     neighbours, keys = _neighbours(geometry, size if shaped else 0, half)
-    tally = np.zeros((3, 8), dtype=np.int64)
+    tally = np.zeros((3, 9), dtype=np.int64)
     state = (
         np.zeros(size, dtype=np.int64),
         np.zeros((geometry[0].shape[0], 3), dtype=np.int64),
@@ -585,13 +614,11 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         shapes,
         keys,
         tally,
-        np.array([1 if shaped else 0], dtype=np.int64),
+        # Whether the game keeps shapes; the player whose double fours are fouls, or 0.
+        np.array([1 if shaped else 0, 1 if geometry[8] == RENJU_ENDS else 0], dtype=np.int64),
         neighbours,
+        np.zeros((size if shaped else 0, 3), dtype=np.int64),
     )
-    if shaped:
-        for cell in range(size):
-            for direction in range(4):
-                _tally_cell(state, cell, direction, 1)
     for cell in range(size):
         if marks[cell] != 0:
             _play(geometry, state, cell, marks[cell])
