@@ -22,6 +22,11 @@ use a core. The machine code is cached on disk (`cache=True`): next to this file
 service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it once (about
 10 s), before any request needs it.
 
+The functions that allocate no array and return none are compiled without reference
+counts (numba's `_nrt=False`): they only borrow the arrays their callers hold, and numba
+could not prune the counts of the position's tuples at each call (an atomic add and
+subtract per array per call, about 45% of a node's time).
+
 The deadline is read from the operating system's monotonic clock (`clock_gettime`), called
 from the compiled code itself, so that the search stops on its own clock without the lock.
 """
@@ -140,14 +145,14 @@ def monotonic_ns() -> int:
 # --- the position: play, undo and what follows from the counts ---
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _value_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     if theirs == 0:
         return weights[mine]
     return -weights[theirs] if mine == 0 else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     total = 0
     if theirs == 0:
@@ -157,7 +162,7 @@ def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
     """Return whether `player`'s line in `window` would count: it holds no end of it (under
     renju, black only), and under caro the opponent does not hold both."""
@@ -175,7 +180,7 @@ def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
     return geometry[8] != CARO_ENDS or closed < 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
     """Count a window (its `player` holding `mine`, the other `theirs`) in or out of the
     levels: how many windows each side holds so many marks of, the other none."""
@@ -185,7 +190,7 @@ def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
         levels[3 - player, theirs] += step
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
     windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
     counts, promise, scalars, levels = state[1], state[3], state[4], state[7]
@@ -214,46 +219,52 @@ def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-de
     return completed
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
-    near, keys = geometry[2], geometry[4]
-    cells, near_marks, scalars, zobrist = state[0], state[2], state[4], state[5]
+    keys = geometry[4]
+    cells, scalars, zobrist = state[0], state[4], state[5]
     completed = _recount(geometry, state, cell, player, 1)
     cells[cell] = player
     scalars[1] -= 1
     zobrist[0] ^= keys[cell, player]
-    shaped = state[11][0] == 1
-    for slot in range(near.shape[1]):
-        neighbour = near[cell, slot]
-        if neighbour < 0:
-            break
-        near_marks[neighbour] += 1
-        if shaped and near_marks[neighbour] == 1 and cells[neighbour] == 0:
-            _tally_directions(state, neighbour, 1)  # near a mark now: its shapes count
-    if shaped:
+    _mark_near(geometry, state, cell, 1)
+    if state[11][0] == 1:
         _mark_lines(state, cell, player)
     return completed
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
-    near, keys = geometry[2], geometry[4]
-    cells, near_marks, scalars, zobrist = state[0], state[2], state[4], state[5]
+    keys = geometry[4]
+    cells, scalars, zobrist = state[0], state[4], state[5]
     player = cells[cell]
     _recount(geometry, state, cell, player, -1)
     cells[cell] = 0
     scalars[1] += 1
     zobrist[0] ^= keys[cell, player]
-    shaped = state[11][0] == 1
-    if shaped:
+    if state[11][0] == 1:
         _mark_lines(state, cell, 0)  # while the cells near it still count
+    _mark_near(geometry, state, cell, -1)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _mark_near(geometry, state, cell, step):  # type: ignore[no-untyped-def]
+    """Count a mark on `cell` in (1) or out (-1) of its near cells' counts; where the game
+    keeps shapes, an empty cell that comes near a mark (or is near none any more) comes
+    into (goes out of) the tally of shapes."""
+    near = geometry[2]
+    cells, near_marks = state[0], state[2]
+    shaped = state[11][0] == 1
     for slot in range(near.shape[1]):
         neighbour = near[cell, slot]
         if neighbour < 0:
             break
+        if step > 0:
+            near_marks[neighbour] += 1
         if shaped and near_marks[neighbour] == 1 and cells[neighbour] == 0:
-            _tally_directions(state, neighbour, -1)  # near no mark now: out of the tally
-        near_marks[neighbour] -= 1
+            _tally_directions(state, neighbour, step)
+        if step < 0:
+            near_marks[neighbour] -= 1
 
 
 # --- shapes: what a move makes of its line in each direction, for each side ---
@@ -386,14 +397,14 @@ def shape_table(rule):  # type: ignore[no-untyped-def]
     return table
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _slot_place(slot, half):  # type: ignore[no-untyped-def]
     """Return where a key's slot lies on the line of `half` cells each side of the middle:
     slots 0 to half-1 before the middle, nearest first; the next ones after it."""
     return half - 1 - slot if slot < half else slot + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the
     tally, and the cells where a side makes fours in two directions (DOUBLE_FOURS)."""
@@ -409,14 +420,14 @@ def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
                 tally[player, DOUBLE_FOURS] += step
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _tally_directions(state, cell, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in every direction in (1) or out (-1)."""
     for direction in range(4):
         _tally_cell(state, cell, direction, step)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
     """Write a cell's new code (0 when emptied) into its neighbours' keys, bringing the
     tally of shapes up to date: the tally counts the empty cells near a mark (within
@@ -442,7 +453,7 @@ def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
                 _tally_cell(state, other, direction, 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` makes, over its four directions (Wine's move
     values: a five 5000; an open four or two fours 1200; a four and an open three 1000;
@@ -472,7 +483,7 @@ def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
     return lesser
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
     """Return how likely a move is to matter: what it makes for the mover, twice, and what
     it takes from the opponent; past a double threat, only the greater of the two."""
@@ -483,7 +494,7 @@ def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
     return 2 * mine + theirs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
     could make next, the side to move's weighed 1.2 times (it makes its own first)."""
@@ -625,7 +636,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
     return state
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _probe(table, key):  # type: ignore[no-untyped-def]
     """Return (depth, value, bound, move) stored for a position; depth 0 when none is."""
     entry = table[key & np.uint64(table.shape[0] - 1)]
@@ -635,7 +646,7 @@ def _probe(table, key):  # type: ignore[no-untyped-def]
     return np.int64(0), np.int64(0), np.int64(0), np.int64(-1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _store(table, key, depth, value, bound, move):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Store what the search found of a position, in place of what its slot held."""
     entry = table[key & np.uint64(table.shape[0] - 1)]
@@ -649,7 +660,7 @@ def _store(table, key, depth, value, bound, move):  # type: ignore[no-untyped-de
 # --- the search ---
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _out_of_time(limits):  # type: ignore[no-untyped-def]
     """Count a node; return whether the node limit or the deadline has passed."""
     limits[0] += 1
@@ -671,10 +682,13 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
     cells, near_marks, promise = state[0], state[2], state[3]
     size = cells.shape[0]
     if forced and not misere:
-        wins = _completing(geometry, state, player)
-        if wins.shape[0] > 0:
-            return wins[:1]
-        if not exact:
+        # Looked for only where the levels show a window one mark short: most nodes have
+        # none, and an empty answer would cost an allocation all the same.
+        if _may_complete(geometry, state, player):
+            wins = _completing(geometry, state, player)
+            if wins.shape[0] > 0:
+                return wins[:1]
+        if not exact and _may_complete(geometry, state, 3 - player):
             threats = _completing(geometry, state, 3 - player)
             if threats.shape[0] > 0:
                 return threats  # any other move lets the opponent complete a line next
@@ -704,13 +718,14 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
         count = _without_losing(cells, chosen, count, _completing(geometry, state, player))
     if player == 1 and geometry[8] == RENJU_ENDS and state[11][0] == 1 and not exact:
         count = _without_fouls(state, chosen, count)  # black's, as its shapes show them
-    moves = np.empty(count, dtype=np.int64)
-    keys = np.empty(count, dtype=np.int64)
+    # The best `tried` keys, ascending, kept by insertion as the cells come: a few of
+    # dozens, where a sort of them all cost two allocations and more moves.
+    tried = count if exact else min(count, CANDIDATES_TRIED)
+    keys = np.empty(tried, dtype=np.int64)
     scratch = np.empty((3, 4), dtype=np.int64)
-    at = 0
+    kept = 0
     for cell in range(size):
         if chosen[cell] == 1:
-            moves[at] = cell
             worth = promise[cell]
             if state[11][0] == 1 and not misere and not exact:
                 worth = _move_value(state, cell, player) * 100_000 + min(worth, 99_999)
@@ -719,12 +734,33 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
                     2 * _shape(geometry, state, cell, player, scratch)
                     + _shape(geometry, state, cell, 3 - player, scratch)
                 )
-            keys[at] = -worth * size + cell  # by (-worth, cell)
-            at += 1
-    ordered = moves[np.argsort(keys, kind="mergesort")]
-    if not exact:
-        ordered = ordered[:CANDIDATES_TRIED]
+            kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
+    ordered = np.empty(kept, dtype=np.int64)
+    for at in range(kept):
+        ordered[at] = keys[at] % size  # the cell: the key's remainder (floored)
     return _hint_first(ordered, hint)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _keep_best(keys, kept, key):  # type: ignore[no-untyped-def]
+    """Insert `key` among the `kept` smallest keys so far, ascending, the largest dropped
+    when `keys` is full (no two keys alike); return how many are kept."""
+    tried = keys.shape[0]
+    if kept == tried and key > keys[tried - 1]:
+        return kept
+    at = min(kept, tried - 1)
+    while at > 0 and keys[at - 1] > key:
+        keys[at] = keys[at - 1]
+        at -= 1
+    keys[at] = key
+    return min(kept + 1, tried)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _may_complete(geometry, state, player):  # type: ignore[no-untyped-def]
+    """Return whether `player` holds a window one mark short, by the levels: else
+    `_completing` would find no cell."""
+    return state[7][player, geometry[6] - 1] > 0
 
 
 @njit(cache=True, nogil=True)
@@ -740,7 +776,7 @@ def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
     return ordered
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
     """Return whether black playing `cell` makes two fours or two open threes, as its
     shapes show them, and no five: renju's double four and double three, read without
@@ -776,7 +812,7 @@ def _without_fouls(state, chosen, count):  # type: ignore[no-untyped-def]
     return count - found
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _shape(geometry, state, cell, player, scratch):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` makes of its lines, as a gomoku player ranks it:
     8 for two threats at once (two fours, a four and an open three, two open threes),
@@ -849,7 +885,7 @@ def unbarred(state, moves):  # type: ignore[no-untyped-def]
     return ordered[:CANDIDATES_TRIED]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untyped-def]
     """Return whether `attacker` playing `cell` leaves two or more cells that complete a line."""
     windows, windows_of, k = geometry[0], geometry[1], geometry[6]
@@ -875,7 +911,7 @@ def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untype
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-untyped-def]
     """Mark in `chosen` the answers to the opponent's threats of an open four (or a double
     four) when there are any: every empty cell of the windows that make one, and the
@@ -912,7 +948,7 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
     return count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _mark_empties(windows, cells, window, chosen):  # type: ignore[no-untyped-def]
     """Mark the empty cells of a window in `chosen`; return how many were not marked before."""
     added = 0
@@ -924,7 +960,7 @@ def _mark_empties(windows, cells, window, chosen):  # type: ignore[no-untyped-de
     return added
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-def]
     """Take the losing cells out of the chosen ones, unless that leaves none: then every
     other empty cell, unless there is none; return how many are chosen."""
@@ -952,14 +988,14 @@ def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-de
     return safe
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
     if state[11][0] == 1 and not misere:
         return _shape_value(state, player_who_moved)
     return _heuristic_of(state[4][0], player_who_moved, misere)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _heuristic_of(total, player_who_moved, misere):  # type: ignore[no-untyped-def]
     """Return a position's heuristic value (`total`: X's windows less O's) to the player
     who has just moved, within the heuristic limit."""
@@ -969,7 +1005,7 @@ def _heuristic_of(total, player_who_moved, misere):  # type: ignore[no-untyped-d
     return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, value))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _change_by(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` would do, without playing it: whether it
     completes a line, and how it changes the heuristic total (as `_recount` would)."""
@@ -990,7 +1026,7 @@ def _change_by(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     return completed, change if player == 1 else -change
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return whether what the table holds of a position settles it at this depth and
     window: stored as deep, and exact or a bound beyond the window."""
@@ -1001,21 +1037,27 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return a leaf's value to `player`, who plays `move` one ply from the leaves: by the
-    shapes where the game keeps them (the move played and taken back), else from the
-    window counts without playing it (`_change_by`)."""
-    if state[11][0] == 1 and not misere:
-        if _play(geometry, state, move, player):
-            value = MATE - ply - 1
-        elif state[4][1] == 0:
-            value = 0  # the board is full
-        else:
-            value = _shape_value(state, player)
-        _undo(geometry, state, move)
-        return value
+    shapes where the game keeps them (only the move's mark written into its neighbours'
+    keys and taken out again), else from the window counts without playing it
+    (`_change_by`)."""
     completed, change = _change_by(geometry, state, move, player)
+    if state[11][0] == 1 and not misere:
+        # What `_play` would find and leave for `_shape_value`, without its counts, promise,
+        # near cells and hash, which no leaf reads: whether the move completes a line (as
+        # `_recount` judges it), whether it fills the board, and the tally of shapes.
+        if completed:
+            return MATE - ply - 1
+        if state[4][1] == 1:
+            return 0  # the board is full
+        _mark_near(geometry, state, move, 1)
+        _mark_lines(state, move, player)
+        value = _shape_value(state, player)
+        _mark_lines(state, move, 0)
+        _mark_near(geometry, state, move, -1)
+        return value
     if completed:
         # Completing a line ends the game at once: won, or under misère lost.
         return -(MATE - ply - 1) if misere else MATE - ply - 1
@@ -1024,7 +1066,7 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
     return _heuristic_of(state[4][0] + change, player, misere)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _best_leaf(geometry, state, moves, player, alpha, beta, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (value, move) of the best of `moves` one ply from the leaves (`_leaf_value`),
     stopping at a cut as the tree does."""
