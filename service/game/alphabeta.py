@@ -25,7 +25,8 @@ service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it on
 The functions that allocate no array and return none are compiled without reference
 counts (numba's `_nrt=False`): they only borrow the arrays their callers hold, and numba
 could not prune the counts of the position's tuples at each call (an atomic add and
-subtract per array per call, about 45% of a node's time).
+subtract per array per call, about 45% of a node's time). The tree is one of them: its
+nodes write their candidates into a row per ply of work allocated once a search (`_work`).
 
 The deadline is read from the operating system's monotonic clock (`clock_gettime`), called
 from the compiled code itself, so that the search stops on its own clock without the lock.
@@ -45,6 +46,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from service.game.transposition import Table
+
+#: How the functions that allocate nothing are compiled: as the others, but without
+#: reference counts (numba's `_nrt=False`, an option its type stubs leave out).
+_uncounted = njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]
 
 #: Values of proven ends in the search: far above any heuristic, less the plies to them.
 MATE = 1_000_000
@@ -145,14 +150,14 @@ def monotonic_ns() -> int:
 # --- the position: play, undo and what follows from the counts ---
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _value_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     if theirs == 0:
         return weights[mine]
     return -weights[theirs] if mine == 0 else 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     total = 0
     if theirs == 0:
@@ -162,7 +167,7 @@ def _promise_of(weights, mine, theirs):  # type: ignore[no-untyped-def]
     return total
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
     """Return whether `player`'s line in `window` would count: it holds no end of it (under
     renju, black only), and under caro the opponent does not hold both."""
@@ -180,7 +185,7 @@ def _counts(geometry, cells, window, player):  # type: ignore[no-untyped-def]
     return geometry[8] != CARO_ENDS or closed < 2
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
     """Count a window (its `player` holding `mine`, the other `theirs`) in or out of the
     levels: how many windows each side holds so many marks of, the other none."""
@@ -190,7 +195,7 @@ def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
         levels[3 - player, theirs] += step
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
     windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
     counts, promise, scalars, levels = state[1], state[3], state[4], state[7]
@@ -219,7 +224,7 @@ def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-de
     return completed
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     keys = geometry[4]
     cells, scalars, zobrist = state[0], state[4], state[5]
@@ -233,7 +238,7 @@ def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     return completed
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
     keys = geometry[4]
     cells, scalars, zobrist = state[0], state[4], state[5]
@@ -247,7 +252,7 @@ def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
     _mark_near(geometry, state, cell, -1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _mark_near(geometry, state, cell, step):  # type: ignore[no-untyped-def]
     """Count a mark on `cell` in (1) or out (-1) of its near cells' counts; where the game
     keeps shapes, an empty cell that comes near a mark (or is near none any more) comes
@@ -397,14 +402,14 @@ def shape_table(rule):  # type: ignore[no-untyped-def]
     return table
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _slot_place(slot, half):  # type: ignore[no-untyped-def]
     """Return where a key's slot lies on the line of `half` cells each side of the middle:
     slots 0 to half-1 before the middle, nearest first; the next ones after it."""
     return half - 1 - slot if slot < half else slot + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the
     tally, and the cells where a side makes fours in two directions (DOUBLE_FOURS)."""
@@ -420,14 +425,14 @@ def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
                 tally[player, DOUBLE_FOURS] += step
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _tally_directions(state, cell, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in every direction in (1) or out (-1)."""
     for direction in range(4):
         _tally_cell(state, cell, direction, step)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
     """Write a cell's new code (0 when emptied) into its neighbours' keys, bringing the
     tally of shapes up to date: the tally counts the empty cells near a mark (within
@@ -453,7 +458,7 @@ def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
                 _tally_cell(state, other, direction, 1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` makes, over its four directions (Wine's move
     values: a five 5000; an open four or two fours 1200; a four and an open three 1000;
@@ -483,7 +488,7 @@ def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
     return lesser
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
     """Return how likely a move is to matter: what it makes for the mover, twice, and what
     it takes from the opponent; past a double threat, only the greater of the two."""
@@ -494,7 +499,7 @@ def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
     return 2 * mine + theirs
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
     could make next, the side to move's weighed 1.2 times (it makes its own first)."""
@@ -517,15 +522,16 @@ def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
     return mine - (theirs * 6) // 5
 
 
-@njit(cache=True, nogil=True)
-def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
-    """Return the empty cells where `player` completes a line, ascending."""
+@_uncounted
+def _completing(geometry, state, player, marked, found):  # type: ignore[no-untyped-def]
+    """Write the empty cells where `player` completes a line into `found`, ascending (with
+    `marked`, a flag per cell, as scratch); return how many."""
     windows, k = geometry[0], geometry[6]
     cells, counts = state[0], state[1]
-    if state[7][player, k - 1] == 0:
-        return np.empty(0, dtype=np.int64)  # no window is one mark short: no scan
-    marked = np.zeros(cells.shape[0], dtype=np.bool_)
-    found = 0
+    if not _may_complete(geometry, state, player):
+        return 0  # no window is one mark short: no scan
+    marked[:] = False
+    count = 0
     for window in range(windows.shape[0]):
         if (
             counts[window, player] == k - 1
@@ -536,14 +542,25 @@ def _completing(geometry, state, player):  # type: ignore[no-untyped-def]
                 cell = windows[window, member]
                 if cells[cell] == 0 and not marked[cell]:
                     marked[cell] = True
-                    found += 1
-    result = np.empty(found, dtype=np.int64)
+                    count += 1
     at = 0
     for cell in range(cells.shape[0]):
         if marked[cell]:
-            result[at] = cell
+            found[at] = cell
             at += 1
-    return result
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _completing_cells(geometry, state, player):  # type: ignore[no-untyped-def]
+    """Return the empty cells where `player` completes a line, ascending, in new arrays (for
+    the threat search; the tree writes them into its work: `_completing`)."""
+    if not _may_complete(geometry, state, player):
+        return np.empty(0, dtype=np.int64)
+    size = state[0].shape[0]
+    found = np.empty(size, dtype=np.int64)
+    count = _completing(geometry, state, player, np.zeros(size, dtype=np.bool_), found)
+    return found[:count]
 
 
 @njit(cache=True, nogil=True)
@@ -636,7 +653,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
     return state
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _probe(table, key):  # type: ignore[no-untyped-def]
     """Return (depth, value, bound, move) stored for a position; depth 0 when none is."""
     entry = table[key & np.uint64(table.shape[0] - 1)]
@@ -646,7 +663,7 @@ def _probe(table, key):  # type: ignore[no-untyped-def]
     return np.int64(0), np.int64(0), np.int64(0), np.int64(-1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _store(table, key, depth, value, bound, move):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Store what the search found of a position, in place of what its slot held."""
     entry = table[key & np.uint64(table.shape[0] - 1)]
@@ -660,7 +677,7 @@ def _store(table, key, depth, value, bound, move):  # type: ignore[no-untyped-de
 # --- the search ---
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _out_of_time(limits):  # type: ignore[no-untyped-def]
     """Count a node; return whether the node limit or the deadline has passed."""
     limits[0] += 1
@@ -669,31 +686,30 @@ def _out_of_time(limits):  # type: ignore[no-untyped-def]
     return limits[0] % CLOCK_EVERY == 0 and _monotonic_ns() >= limits[2]  # type: ignore[call-arg]  # numba passes it
 
 
-@njit(cache=True, nogil=True)
+@_uncounted
 # Forced moves, threats, the near cells, misère's losing cells: hence the branches.
-def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
-    """Return the moves worth trying at a node, the most promising first (the table's
-    `hint` before them): where the game keeps shapes, by the shapes they make and stop
-    (`_move_value`); else by the promise of their windows, and with `shaped` also by the
-    threats they make and stop (`_shape`); every empty cell when `exact`, else the
-    CANDIDATES_TRIED best near the marks. With `forced`, only a win at once, or the cells
-    that stop the opponent's, or the answers to its threat of an open four, when any."""
+def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, work, ply):  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
+    """Write the moves worth trying at a node into its ply's row of the work's moves
+    (`_work`), the most promising first (the table's `hint` before them); return how many.
+    Where the game keeps shapes, by the shapes they make and stop (`_move_value`); else by
+    the promise of their windows, and with `shaped` also by the threats they make and stop
+    (`_shape`); every empty cell when `exact`, else the CANDIDATES_TRIED best near the
+    marks. With `forced`, only a win at once, or the cells that stop the opponent's, or the
+    answers to its threat of an open four, when any."""
     centre = geometry[5]
     cells, near_marks, promise = state[0], state[2], state[3]
+    moves, chosen, marked, scratch = work
+    row = moves[ply]
     size = cells.shape[0]
     if forced and not misere:
-        # Looked for only where the levels show a window one mark short: most nodes have
-        # none, and an empty answer would cost an allocation all the same.
-        if _may_complete(geometry, state, player):
-            wins = _completing(geometry, state, player)
-            if wins.shape[0] > 0:
-                return wins[:1]
-        if not exact and _may_complete(geometry, state, 3 - player):
-            threats = _completing(geometry, state, 3 - player)
-            if threats.shape[0] > 0:
+        if _completing(geometry, state, player, marked, row) > 0:
+            return 1  # the first win
+        if not exact:
+            threats = _completing(geometry, state, 3 - player, marked, row)
+            if threats > 0:
                 return threats  # any other move lets the opponent complete a line next
     # 1: a candidate; 0: not. The near cells, or the centre (the first empty cell) if none.
-    chosen = np.zeros(size, dtype=np.int64)
+    chosen[:] = 0
     count = 0
     if forced and not misere and not exact:
         # The opponent threatens an open four: only the answers to it are tried.
@@ -714,15 +730,15 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
         count = 1
     if misere:
         # No cell that completes the mover's own line while another candidate, or failing
-        # that another empty cell, does not.
-        count = _without_losing(cells, chosen, count, _completing(geometry, state, player))
+        # that another empty cell, does not. The row holds them until the keys below.
+        losing = _completing(geometry, state, player, marked, row)
+        count = _without_losing(cells, chosen, count, row[:losing])
     if player == 1 and geometry[8] == RENJU_ENDS and state[11][0] == 1 and not exact:
         count = _without_fouls(state, chosen, count)  # black's, as its shapes show them
-    # The best `tried` keys, ascending, kept by insertion as the cells come: a few of
-    # dozens, where a sort of them all cost two allocations and more moves.
+    # The best `tried` keys, ascending, kept by insertion in the row as the cells come: a
+    # few of dozens, where a sort of them all cost two allocations and more moves.
     tried = count if exact else min(count, CANDIDATES_TRIED)
-    keys = np.empty(tried, dtype=np.int64)
-    scratch = np.empty((3, 4), dtype=np.int64)
+    keys = row[:tried]
     kept = 0
     for cell in range(size):
         if chosen[cell] == 1:
@@ -735,13 +751,13 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced):  
                     + _shape(geometry, state, cell, 3 - player, scratch)
                 )
             kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
-    ordered = np.empty(kept, dtype=np.int64)
     for at in range(kept):
-        ordered[at] = keys[at] % size  # the cell: the key's remainder (floored)
-    return _hint_first(ordered, hint)
+        row[at] = keys[at] % size  # the cell: the key's remainder (floored)
+    _hint_first(row[:kept], hint)
+    return kept
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _keep_best(keys, kept, key):  # type: ignore[no-untyped-def]
     """Insert `key` among the `kept` smallest keys so far, ascending, the largest dropped
     when `keys` is full (no two keys alike); return how many are kept."""
@@ -756,16 +772,16 @@ def _keep_best(keys, kept, key):  # type: ignore[no-untyped-def]
     return min(kept + 1, tried)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _may_complete(geometry, state, player):  # type: ignore[no-untyped-def]
     """Return whether `player` holds a window one mark short, by the levels: else
     `_completing` would find no cell."""
     return state[7][player, geometry[6] - 1] > 0
 
 
-@njit(cache=True, nogil=True)
+@_uncounted
 def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
-    """Move the table's `hint` to the front of the moves, if it is among them."""
+    """Move the table's `hint` to the front of the moves, in place, if it is among them."""
     if hint >= 0:
         for at in range(ordered.shape[0]):
             if ordered[at] == hint:
@@ -773,10 +789,9 @@ def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
                     ordered[back] = ordered[back - 1]
                 ordered[0] = hint
                 break
-    return ordered
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
     """Return whether black playing `cell` makes two fours or two open threes, as its
     shapes show them, and no five: renju's double four and double three, read without
@@ -794,25 +809,25 @@ def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
     return fours >= 2 or threes >= 2
 
 
-@njit(cache=True, nogil=True)
+@_uncounted
 def _without_fouls(state, chosen, count):  # type: ignore[no-untyped-def]
     """Take black's fouls (`_shape_foul`) out of the chosen cells, unless that leaves none;
     return how many are chosen."""
-    fouls = np.zeros(chosen.shape[0], dtype=np.bool_)
     found = 0
     for cell in range(chosen.shape[0]):
         if chosen[cell] == 1 and _shape_foul(state, cell):
-            fouls[cell] = True
+            chosen[cell] = 2  # a foul: marked in place, where an array of them cost an allocation
             found += 1
-    if found in (0, count):
+    if found == 0:
         return count
+    left = 1 if found == count else 0  # every candidate a foul: they all stay
     for cell in range(chosen.shape[0]):
-        if fouls[cell]:
-            chosen[cell] = 0
-    return count - found
+        if chosen[cell] == 2:
+            chosen[cell] = left
+    return count if found == count else count - found
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _shape(geometry, state, cell, player, scratch):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` makes of its lines, as a gomoku player ranks it:
     8 for two threats at once (two fours, a four and an open three, two open threes),
@@ -860,32 +875,40 @@ def _shape(geometry, state, cell, player, scratch):  # type: ignore[no-untyped-d
 @njit(cache=True, nogil=True)
 def unbarred(state, moves):  # type: ignore[no-untyped-def]
     """Return a root's moves without the barred cells, as `Search._unbarred` has them."""
+    room = np.empty(max(moves.shape[0], state[0].shape[0]), dtype=np.int64)
+    room[: moves.shape[0]] = moves
+    return room[: _unbarred(state, room, moves.shape[0])]
+
+
+@_uncounted
+def _unbarred(state, moves, count):  # type: ignore[no-untyped-def]
+    """Take the barred cells out of the first `count` of `moves` (as many cells long as the
+    board at least), in place; if none is left, write the CANDIDATES_TRIED most promising
+    other empty cells instead; if there is none, leave the moves as they were. Return how
+    many moves there are."""
     cells, promise, barred = state[0], state[3], state[6]
     size = cells.shape[0]
-    kept = np.empty(moves.shape[0], dtype=np.int64)
-    count = 0
-    for at in range(moves.shape[0]):
+    kept = 0
+    for at in range(count):
         if barred[moves[at]] == 0:
-            kept[count] = moves[at]
-            count += 1
-    if count == moves.shape[0]:
-        return moves
-    if count > 0:
-        return kept[:count]
-    others = np.empty(size, dtype=np.int64)
-    keys = np.empty(size, dtype=np.int64)
+            moves[kept] = moves[at]
+            kept += 1
+    if kept > 0 or count == 0:
+        return kept
+    # Every move barred (none written over): the others by (-promise, cell), as the root
+    # sorts them, the best kept by insertion.
+    keys = moves[: min(CANDIDATES_TRIED, size)]
     for cell in range(size):
         if cells[cell] == 0 and barred[cell] == 0:
-            others[count] = cell
-            keys[count] = -promise[cell] * size + cell  # by (-promise, cell), as the root sorts
-            count += 1
-    if count == 0:
-        return moves
-    ordered = others[:count][np.argsort(keys[:count], kind="mergesort")]
-    return ordered[:CANDIDATES_TRIED]
+            kept = _keep_best(keys, kept, -promise[cell] * size + cell)
+    if kept == 0:
+        return count
+    for at in range(kept):
+        moves[at] = keys[at] % size  # the cell: the key's remainder (floored)
+    return kept
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untyped-def]
     """Return whether `attacker` playing `cell` leaves two or more cells that complete a line."""
     windows, windows_of, k = geometry[0], geometry[1], geometry[6]
@@ -911,7 +934,7 @@ def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untype
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-untyped-def]
     """Mark in `chosen` the answers to the opponent's threats of an open four (or a double
     four) when there are any: every empty cell of the windows that make one, and the
@@ -948,7 +971,7 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
     return count
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _mark_empties(windows, cells, window, chosen):  # type: ignore[no-untyped-def]
     """Mark the empty cells of a window in `chosen`; return how many were not marked before."""
     added = 0
@@ -960,7 +983,7 @@ def _mark_empties(windows, cells, window, chosen):  # type: ignore[no-untyped-de
     return added
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-def]
     """Take the losing cells out of the chosen ones, unless that leaves none: then every
     other empty cell, unless there is none; return how many are chosen."""
@@ -988,14 +1011,14 @@ def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-de
     return safe
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
     if state[11][0] == 1 and not misere:
         return _shape_value(state, player_who_moved)
     return _heuristic_of(state[4][0], player_who_moved, misere)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _heuristic_of(total, player_who_moved, misere):  # type: ignore[no-untyped-def]
     """Return a position's heuristic value (`total`: X's windows less O's) to the player
     who has just moved, within the heuristic limit."""
@@ -1005,7 +1028,7 @@ def _heuristic_of(total, player_who_moved, misere):  # type: ignore[no-untyped-d
     return max(-HEURISTIC_LIMIT, min(HEURISTIC_LIMIT, value))
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _change_by(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     """Return what `player` playing `cell` would do, without playing it: whether it
     completes a line, and how it changes the heuristic total (as `_recount` would)."""
@@ -1026,7 +1049,7 @@ def _change_by(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     return completed, change if player == 1 else -change
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return whether what the table holds of a position settles it at this depth and
     window: stored as deep, and exact or a bound beyond the window."""
@@ -1037,7 +1060,7 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
     )
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@_uncounted
 def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return a leaf's value to `player`, who plays `move` one ply from the leaves: by the
     shapes where the game keeps them (only the move's mark written into its neighbours'
@@ -1066,13 +1089,13 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
     return _heuristic_of(state[4][0] + change, player, misere)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _best_leaf(geometry, state, moves, player, alpha, beta, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
-    """Return (value, move) of the best of `moves` one ply from the leaves (`_leaf_value`),
-    stopping at a cut as the tree does."""
+@_uncounted
+def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return (value, move) of the best of the first `count` of `moves` one ply from the
+    leaves (`_leaf_value`), stopping at a cut as the tree does."""
     best_value = -MATE - 1
     best_move = moves[0]
-    for at in range(moves.shape[0]):
+    for at in range(count):
         move = moves[at]
         value = _leaf_value(geometry, state, move, player, ply, misere)
         if value > best_value:
@@ -1084,10 +1107,10 @@ def _best_leaf(geometry, state, moves, player, alpha, beta, ply, misere):  # typ
     return best_value, best_move
 
 
-@njit(cache=True, nogil=True)
+@_uncounted
 # Forced ends, the first move and the later ones, and the abort: hence the branches.
 def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
-    geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits
+    geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits, work
 ):
     if _out_of_time(limits):
         return ABORTED
@@ -1097,17 +1120,20 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     stored_depth, stored_value, bound, hint = _probe(table, key)
     if ply > 0 and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
         return stored_value
-    moves = _candidates(
-        geometry, state, player, hint, misere, exact, depth >= SHAPED_FROM_DEPTH, True
+    count = _candidates(
+        geometry, state, player, hint, misere, exact, depth >= SHAPED_FROM_DEPTH, True, work, ply
     )
+    moves = work[0][ply]  # this ply's row: the plies below write only theirs
     if ply == 0:
-        moves = unbarred(state, moves)
+        count = _unbarred(state, moves, count)
     if depth <= 1:
-        best_value, best_move = _best_leaf(geometry, state, moves, player, alpha, beta, ply, misere)
+        best_value, best_move = _best_leaf(
+            geometry, state, moves, count, player, alpha, beta, ply, misere
+        )
     else:
         best_value = -MATE - 1
         best_move = moves[0]
-    for at in range(moves.shape[0] if depth > 1 else 0):
+    for at in range(count if depth > 1 else 0):
         move = moves[at]
         if _play(geometry, state, move, player):
             # Completing a line ends the game at once: won, or under misère lost.
@@ -1120,12 +1146,12 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
             first_beta = beta if at == 0 else alpha + 1
             deeper = _negamax(
                 geometry, state, table, 3 - player, depth - 1, -first_beta, -alpha, ply + 1,
-                misere, exact, limits,
+                misere, exact, limits, work,
             )  # fmt: skip
             if deeper != ABORTED and first_beta < beta and alpha < -deeper < beta:
                 deeper = _negamax(
                     geometry, state, table, 3 - player, depth - 1, -beta, -alpha, ply + 1,
-                    misere, exact, limits,
+                    misere, exact, limits, work,
                 )  # fmt: skip
             if deeper == ABORTED:
                 _undo(geometry, state, move)
@@ -1150,7 +1176,7 @@ def root_value(geometry, state, table, mover, depth, misere, exact, limits):  # 
     # second negamax calling the first, which numba's cache cannot link (numba#6061).
     ply = np.int64(0)
     value = _negamax(geometry, state, table, mover, depth, -MATE - 1, MATE + 1, ply, misere,
-                     exact, limits)  # fmt: skip
+                     exact, limits, _work(state, depth + 1))  # fmt: skip
     if value == ABORTED:
         return ABORTED, -1
     return value, _probe(table, state[5][0])[3]  # the root, stored last, is always there
@@ -1166,7 +1192,7 @@ def value_after(geometry, state, table, move, mover, depth, misere, exact, limit
     else:
         ply = np.int64(1)  # not a literal: see root_value
         value = _negamax(geometry, state, table, 3 - mover, depth - 1, -MATE - 1, MATE + 1, ply,
-                         misere, exact, limits)  # fmt: skip
+                         misere, exact, limits, _work(state, depth + 1))  # fmt: skip
         if value != ABORTED:
             value = -value
     _undo(geometry, state, move)
@@ -1177,7 +1203,25 @@ def value_after(geometry, state, table, move, mover, depth, misere, exact, limit
 def likeliest_moves(geometry, state, mover, misere, forced):  # type: ignore[no-untyped-def]
     """Return the moves the heuristic tree tries first at the root, in its order (with
     `forced`, only the forced ones when there are any: `_candidates`)."""
-    return _candidates(geometry, state, mover, -1, misere, False, True, forced)
+    ply = np.int64(0)  # not a literal, as the tree passes it (see root_value)
+    work = _work(state, ply + 1)
+    count = _candidates(geometry, state, mover, -1, misere, False, True, forced, work, ply)
+    return work[0][0, :count].copy()
+
+
+@njit(cache=True, nogil=True)
+def _work(state, plies):  # type: ignore[no-untyped-def]
+    """Return the work a search's nodes write into, allocated once a search rather than at
+    each node (whose arrays' reference counts cost more than the rest of it): a row of
+    moves per ply (as many cells long as the board: `_candidates`), each cell's candidacy,
+    a flag per cell (`_completing`) and the per-direction counts of `_shape`."""
+    size = state[0].shape[0]
+    return (
+        np.empty((plies, size), dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=np.bool_),
+        np.zeros((3, 4), dtype=np.int64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -1245,13 +1289,13 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
         if _play(geometry, state, cell, attacker):
             plies = 1
         else:
-            blocks = _completing(geometry, state, attacker)
+            blocks = _completing_cells(geometry, state, attacker)
             if blocks.shape[0] >= 2 and state[4][1] >= 2:
                 plies = 3  # two cells to stop: one stays
             elif blocks.shape[0] == 1 and moves_left > 1 and state[4][1] >= 2:
                 _play(geometry, state, blocks[0], defender)
                 # The forced block must not let the defender win next, nor fill the board.
-                if _completing(geometry, state, defender).shape[0] == 0 and state[4][1] > 0:
+                if _completing_cells(geometry, state, defender).shape[0] == 0 and state[4][1] > 0:
                     deeper, _first = _fours(geometry, state, attacker, moves_left - 1, limits)
                     if deeper == ABORTED:
                         _undo(geometry, state, blocks[0])
@@ -1271,7 +1315,7 @@ def shortest_run_of_fours(geometry, state, _table, attacker, most_moves, limits)
     """Return (plies, first move) of the shortest win by at most `most_moves` fours: (0, -1)
     for none, or when the defender has a line to complete; (ABORTED, -1) out of time."""
     # `_table` is unused: taken as every function called through a Kernel takes it.
-    if _completing(geometry, state, 3 - attacker).shape[0] > 0:
+    if _completing_cells(geometry, state, 3 - attacker).shape[0] > 0:
         return 0, -1
     for moves in range(1, most_moves + 1):
         plies, first = _fours(geometry, state, attacker, moves, limits)
