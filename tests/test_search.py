@@ -339,12 +339,12 @@ def test_under_misere_a_crowd_of_losing_cells_never_crowds_out_the_safe_ones(
 
 
 @pytest.mark.parametrize("node_limit", [60, 400, 2000, 8000])
-def test_a_search_stopped_by_its_limit_plays_the_best_move_of_its_last_finished_depth(
+def test_a_search_stopped_by_its_limit_reports_its_last_finished_depth(
     node_limit: int,
 ) -> None:
-    """Cut anywhere in a depth, the search reports the depth before it and plays that
-    depth's move: a limit that stops it anywhere later in that same next depth changes
-    nothing."""
+    """Cut anywhere in a depth, the search reports the depth before it and that depth's
+    evaluation: a limit that stops it anywhere later in that same next depth changes
+    neither (the move may change: the next test)."""
     board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
     result = search(board, Mark.X, TIME, max_nodes=node_limit)
     assert (result.method, result.proven) == (Method.HEURISTIC, False)
@@ -354,9 +354,32 @@ def test_a_search_stopped_by_its_limit_plays_the_best_move_of_its_last_finished_
     later = [search(board, Mark.X, TIME, max_nodes=node_limit + extra) for extra in (1, 7, 29)]
     for other_cut in later:
         if other_cut.depth == result.depth:
-            assert (other_cut.move, other_cut.evaluation) == (result.move, result.evaluation)
+            assert other_cut.evaluation == result.evaluation
     deeper = search(board, Mark.X, TIME, max_nodes=4 * node_limit)
     assert deeper.depth > result.depth
+
+
+def test_a_depth_cut_short_plays_the_best_move_it_searched_in_full() -> None:
+    """As the node limit grows within one depth, the move played there is the one the cut
+    depth has searched in full and found best so far: first the last depth's choice, which
+    it searches first, then only a move worth more at the new depth (it happens here)."""
+    board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
+    cuts = []
+    for node_limit in range(100, 8000, 37):
+        cut = Search(board, Mark.X, TIME, max_nodes=node_limit)
+        result = cut.run()
+        best_so_far, its_value = int(cut.kernel.limits[3]), int(cut.kernel.limits[4])
+        if best_so_far >= 0:
+            assert result.move == best_so_far
+        cuts.append((result.depth, best_so_far, its_value))
+    changed = 0
+    for (depth, move, value), (next_depth, next_move, next_value) in itertools.pairwise(cuts):
+        if depth == next_depth and move >= 0 and next_move >= 0:
+            assert next_value >= value
+            if next_move != move:
+                assert next_value > value
+                changed += 1
+    assert changed > 0
 
 
 def test_the_same_position_and_node_budget_give_the_same_answer() -> None:

@@ -114,7 +114,8 @@ class Kernel(NamedTuple):
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`.
     table: Table
-    #: [nodes so far, the node limit, the deadline in monotonic nanoseconds].
+    #: [nodes so far, the node limit, the deadline in monotonic nanoseconds, the best root
+    #: move of the depth being searched (-1 until one is searched in full), its value].
     limits: Ints
 
 
@@ -1161,6 +1162,10 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
         if value > best_value:
             best_value = value
             best_move = move
+            if ply == 0:
+                # Searched in full (the first move) or shown better than every move before
+                # it: the move to play if the deadline stops this depth.
+                limits[3], limits[4] = move, value
         alpha = max(alpha, value)
         if alpha >= beta:
             break
@@ -1175,6 +1180,7 @@ def root_value(geometry, state, table, mover, depth, misere, exact, limits):  # 
     # The ply as a plain int64, as the recursion passes it: a literal 0 would compile a
     # second negamax calling the first, which numba's cache cannot link (numba#6061).
     ply = np.int64(0)
+    limits[3] = -1  # no root move of this depth searched yet
     value = _negamax(geometry, state, table, mover, depth, -MATE - 1, MATE + 1, ply, misere,
                      exact, limits, _work(state, depth + 1))  # fmt: skip
     if value == ABORTED:
@@ -1356,7 +1362,8 @@ def kernel(
     """Return the compiled state of one search of a position, with its table, deadline and
     node limit, and the cells the mover may not play at the root (`barred`)."""
     limits = np.array(
-        [0, UNLIMITED_NODES if max_nodes is None else max_nodes, deadline_ns], dtype=np.int64
+        [0, UNLIMITED_NODES if max_nodes is None else max_nodes, deadline_ns, -1, 0],
+        dtype=np.int64,
     )
     state = new_state(geometry, marks, _shapes(shape_rule(geometry)))
     state[6][barred or []] = 1

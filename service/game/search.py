@@ -242,11 +242,23 @@ class Search:
             try:
                 value, move = self._negamax_root(depth, exact=False)
             except OutOfTime:
+                # The move the stopped depth has shown best so far; the value and depth
+                # reported stay those of the last depth finished.
+                stopped = self._stopped_best()
+                if stopped is not None and depth > 1:
+                    best_move = stopped
                 break
             best_move, best_value, finished = move, value, depth
             if abs(value) > HEURISTIC_LIMIT:
                 break  # an end was seen; deeper looks do not change the choice
         return self._result(best_move, best_value, Method.HEURISTIC, finished, proven=False)
+
+    def _stopped_best(self) -> int | None:
+        """Return the best root move of the depth the deadline stopped, searched in full
+        at that depth: the first (the last depth's best) or one shown better than it; None
+        if none was."""
+        limits = self.kernel.limits
+        return None if limits[3] < 0 else int(limits[3])  # limits[4]: its value
 
     def _fallback_move(self, legal: list[int]) -> int:
         """Return a move for when no depth finishes in time: a forced one, or the likeliest."""
