@@ -12,11 +12,13 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from service.game import alphabeta
 from service.game.analysis import Ranking, SearchAnalysis, analyse
 from service.game.board import Board, Mark
+from service.game.renju import forbidden_cells, foul
 from service.game.rules import Rules, Variant
 from service.game.search import EXACT_EMPTY_CELLS, Method, Search, SearchResult, search
 from tests import search_reference as brute
@@ -413,15 +415,30 @@ def completions(line: list[int], fives: str) -> set[int]:
     return found
 
 
+def stopped_at_once(line: list[int], fives: str) -> bool:
+    """Whether one of the opponent's stones, on any empty cell, leaves no completion."""
+    for at, code in enumerate(line):
+        if code == EMPTY and at != len(line) // 2:
+            line[at] = THEIRS
+            stopped = not completions(line, fives)
+            line[at] = EMPTY
+            if stopped:
+                return True
+    return False
+
+
 def expected_shape(line: list[int], fives: str) -> int | None:
-    """The shape brute force names for a move at the middle: a five, an open four (two
-    cells then complete a five), a four (one does), or None for a lesser shape."""
+    """The shape brute force names for a move at the middle: a five, an open four (cells
+    then complete a five, and no one stone of the opponent's stops them all: under caro a
+    stone on one completion may close the other's five), a four (one stone stops it), or
+    None for a lesser shape."""
     line = [*line]
     line[len(line) // 2] = OWN
     if five_through_middle(line, fives):
         return alphabeta.FIVE
-    ends = len(completions(line, fives))
-    return alphabeta.OPEN_FOUR if ends >= 2 else alphabeta.FOUR if ends == 1 else None
+    if not completions(line, fives):
+        return None
+    return alphabeta.FOUR if stopped_at_once(line, fives) else alphabeta.OPEN_FOUR
 
 
 def swapped(key: int, slots: int) -> int:
@@ -514,22 +531,73 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
         assert (state[13] == afresh[13]).all()
 
 
+def tried_below_the_root(kernel: alphabeta.Kernel, player: int) -> list[int]:
+    """The moves the tree tries for `player` at a node one ply below its root."""
+    geometry, state, _table, _limits = kernel
+    ply = np.int64(1)
+    work = alphabeta._work(state, ply + 1)
+    count = alphabeta._candidates(geometry, state, player, -1, False, False, True, True, work, ply)
+    return [int(cell) for cell in work[0][1, :count]]
+
+
 @pytest.mark.parametrize("variant", [Variant.RENJU, Variant.STANDARD])
 def test_under_renju_the_tree_never_tries_a_double_three_for_black(variant: Variant) -> None:
     """Black's two open threes meet at the centre: the best of its moves under the
-    standard rule, a foul under renju, which the tree leaves out below the root too."""
+    standard rule, a foul under renju, which the tree leaves out below its root (at the
+    root the renju judge's own fouls are barred)."""
     rules = Rules(15, 15, 5, variant=variant)
     board, mover = Board.empty(rules), Mark.X
     for col, row in [(7, 5), (0, 0), (5, 7), (14, 0), (7, 6), (0, 14), (6, 7), (14, 14)]:
         board, mover = board.play(row * 15 + col, mover), mover.opponent
-    geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
-    tried = list(alphabeta.likeliest_moves(geometry, state, 1, False, False))
+    kernel = Search(board, Mark.X, TIME).kernel
+    tried = tried_below_the_root(kernel, 1)
     centre = 7 * 15 + 7
     if variant is Variant.RENJU:
         assert centre not in tried
     else:
         assert tried[0] == centre
-    assert centre in alphabeta.likeliest_moves(geometry, state, 2, False, False)  # white may
+    assert centre in tried_below_the_root(kernel, 2)  # white may
+
+
+def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
+    """Black at (8, 4) makes two threes by its shapes, but the row's can only become a
+    straight four at (8, 5), itself a foul: no three, so no foul by the renju judge. The
+    root tries the move and the analysis ranks it; only below the root do the shapes
+    rule it out."""
+    rules = Rules(15, 15, 5, variant=Variant.RENJU)
+    rows = {4: "......O..O.....", 5: ".....XO..O.....", 6: ".....XX........",
+            7: ".....X.........", 8: "......XX.......", 9: "......O.XO.....",
+            10: ".....O........."}  # fmt: skip
+    board = Board.from_text("".join(rows.get(row, "." * 15) for row in range(15)), rules)
+    cell = 8 * 15 + 4
+    assert foul(board, cell) is None
+    barred = frozenset(forbidden_cells(board))
+    kernel = Search(board, Mark.X, TIME, barred=barred).kernel
+    geometry, state, _table, _limits = kernel
+    assert alphabeta._shape_foul(state, cell)
+    assert cell in alphabeta.likeliest_moves(geometry, state, 1, False, False)
+    assert cell not in tried_below_the_root(kernel, 1)
+    ranked = analyse(board, Mark.X, TIME, max_nodes=3000, barred=barred)
+    assert cell in [estimate.move for estimate in ranked.moves]
+
+
+def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None:
+    """X's row . X X X X . O: a five to make at either end, but O at the far end from its
+    own stone closes the other five at both ends. Not an open four, nor two fives that
+    win a leaf: after O's stone X has no five to make."""
+    rules = Rules(15, 15, 5, variant=Variant.CARO)
+    board = Board.empty(rules)
+    for cell, mark in [(109, Mark.X), (114, Mark.O), (111, Mark.X), (0, Mark.O),
+                       (112, Mark.X), (14, Mark.O)]:  # fmt: skip
+        board = board.play(cell, mark)
+    geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+    shapes = [state[8][1, state[9][110, direction]] for direction in range(4)]
+    assert max(shapes) == alphabeta.FOUR  # X . X X . O with X's move between: no open four
+    alphabeta._play(geometry, state, 110, 1)
+    assert state[10][1, alphabeta.FIVE] == 2
+    assert alphabeta._shape_value(state, 1) < alphabeta.SHAPE_WIN  # O to move
+    alphabeta._play(geometry, state, 108, 2)
+    assert state[10][1, alphabeta.FIVE] == 0
 
 
 @pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
