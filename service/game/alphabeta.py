@@ -601,11 +601,7 @@ def _neighbours(geometry, size, half):  # type: ignore[no-untyped-def]
             window = windows_of[cell, slot]
             if window < 0:
                 break
-            step = windows[window, 1] - windows[window, 0]
-            direction = 0
-            while direction < 3 and steps[direction] != 0 and steps[direction] != step:
-                direction += 1
-            steps[direction] = step
+            direction = _direction_of(windows, window, steps)
             at = 0
             while windows[window, at] != cell:
                 at += 1
@@ -622,6 +618,18 @@ def _neighbours(geometry, size, half):  # type: ignore[no-untyped-def]
                 if neighbours[cell, direction, slot] < 0:
                     keys[cell, direction] |= OFF_BOARD << (2 * slot)
     return neighbours, keys
+
+
+@_uncounted
+def _direction_of(windows, window, steps):  # type: ignore[no-untyped-def]
+    """Return which of the 4 directions a window runs in, told apart by the step between
+    its cells: the slot of `steps` holding that step, or the first free one, filled."""
+    step = windows[window, 1] - windows[window, 0]
+    direction = 0
+    while direction < 3 and steps[direction] != 0 and steps[direction] != step:
+        direction += 1
+    steps[direction] = step
+    return direction
 
 
 @njit(cache=True, nogil=True)
@@ -885,11 +893,7 @@ def _shape(geometry, state, cell, player, scratch):  # type: ignore[no-untyped-d
         mine = counts[window, player]
         if mine != k - 2 and mine != k - 3:
             continue
-        step = windows[window, 1] - windows[window, 0]
-        at = 0
-        while at < 3 and steps[at] != 0 and steps[at] != step:
-            at += 1
-        steps[at] = step
+        at = _direction_of(windows, window, steps)
         if mine == k - 2:
             four[at] = 1
         else:
