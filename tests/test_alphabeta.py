@@ -222,10 +222,10 @@ def test_a_run_of_fours_found_is_a_win_by_brute_force(rules: Rules, seed: int, n
                 brute.wins_in_three(game, text, mark, cell) for cell in brute.empties(text)
             )
         return
-    first, plies = found
+    first, plies, threes = found
     if plies <= 5:
         assert_proven_move_holds(rules, text, mark, first, rules.max_score - plies)
-    else:
+    elif not threes:
         assert_makes_a_four(rules, text, mark, first)
 
 
@@ -288,8 +288,8 @@ def test_the_threat_search_finds_a_run_of_seven() -> None:
     board = Board.from_text(FOURS_IN_SEVEN, rules)
     found = Search(board, Mark.X, TIME)._threat_line()
     assert found is not None
-    first, plies = found
-    assert plies == 7
+    first, plies, threes = found
+    assert (plies, threes) == (7, False)
     assert_makes_a_four(rules, FOURS_IN_SEVEN, "X", first)
     assert brute.move_wins_within(reference_game(rules), FOURS_IN_SEVEN, "X", first, 7)
 

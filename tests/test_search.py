@@ -180,7 +180,7 @@ def test_with_few_empty_cells_a_run_of_fours_gives_way_to_the_exact_value(
     assert max(table.values()) == fastest
     run_of_fours = Search(board, Mark.O, TIME)._threat_line()
     assert run_of_fours is not None
-    assert run_of_fours[1] == 7
+    assert (run_of_fours.plies, run_of_fours.threes) == (7, False)
     result = search(board, Mark.O, TIME)
     assert (result.proven, result.score, result.wins_within) == (True, fastest, None)
     assert (result.method, result.optimal, table[result.move]) == (Method.EXACT, True, fastest)

@@ -1367,6 +1367,219 @@ def shortest_run_of_fours(geometry, state, _table, attacker, most_moves, limits)
     return 0, -1
 
 
+@njit(cache=True, nogil=True)
+def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-untyped-def]
+    """Return the empty cells where `attacker` may make a four (in a window two marks
+    short of a line, none of the defender's), then, with `threes`, those where it may make
+    a three (three marks short) on a line through its `last` move (any, if -1): in
+    ascending order each."""
+    windows, k = geometry[0], geometry[6]
+    cells, counts, levels = state[0], state[1], state[7]
+    size = cells.shape[0]
+    level = np.zeros(size, dtype=np.int64)  # 2: a four may be made here; 1: a three
+    if levels[attacker, k - 2] > 0 or (threes and levels[attacker, k - 3] > 0):
+        for window in range(windows.shape[0]):
+            mine = counts[window, attacker]
+            if counts[window, 3 - attacker] != 0:
+                continue
+            made = 2 if mine == k - 2 else (1 if threes and mine == k - 3 else 0)
+            if made == 0:
+                continue
+            for member in range(k):
+                cell = windows[window, member]
+                if cells[cell] == 0 and level[cell] < made:
+                    level[cell] = made
+    if last >= 0:
+        _threes_near(state, level, last)
+    found = np.empty(size, dtype=np.int64)
+    count = 0
+    for made in (2, 1):
+        for cell in range(size):
+            if level[cell] == made:
+                found[count] = cell
+                count += 1
+    return found[:count]
+
+
+@njit(cache=True, nogil=True)
+def _threes_near(state, level, last):  # type: ignore[no-untyped-def]
+    """Drop the threes (level 1) off the lines through the attack's `last` move: the
+    attack keeps to the lines it is building, which keeps its breadth small."""
+    neighbours = state[12]
+    if neighbours.shape[0] == 0:
+        return  # no neighbours kept (lines of other than five): every three stays
+    near = np.zeros(level.shape[0], dtype=np.bool_)
+    for direction in range(4):
+        for slot in range(neighbours.shape[2]):
+            other = neighbours[last, direction, slot]
+            if other >= 0:
+                near[other] = True
+    for cell in range(level.shape[0]):
+        if level[cell] == 1 and not near[cell]:
+            level[cell] = 0
+
+
+@_uncounted
+def _open_four_among(geometry, state, attacker, candidates):  # type: ignore[no-untyped-def]
+    """Return whether `attacker` makes two or more cells that complete a line (an open
+    four, or two fours) at one of the `candidates`."""
+    for at in range(candidates.shape[0]):
+        if _makes_open_four(geometry, state, candidates[at], attacker):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+# The attacker's turn and the defender's in one body: hence the branches.
+def _threats(geometry, state, attacker, threes, moves_left, last, attacking, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0911, PLR0912, PLR0917
+    """Return the plies of `attacker`'s win by threats (fours, and at most `threes`
+    threes) of at most `moves_left` moves against every defence: 0 for none found,
+    ABORTED out of time. With `attacking` 1 the attacker is to move, and the defender has
+    no line to complete; with 0 the defender is to move, after a threat. One function for
+    both turns: numba's cache cannot link two functions that call each other.
+
+    Against a four the block is the only defence; against the threat of an open four,
+    every cell of its windows and every four of the defender's (`_answers_to_open_fours`):
+    any other move lets the open four be made, and the defender has no line to complete.
+    A four of the defender's is blocked, and the defender moves again."""
+    defender = 3 - attacker
+    # The turns as plain int64s, as the calls pass them: a literal would compile a second
+    # function calling the first, which numba's cache cannot link (numba#6061).
+    defending, attacks = np.int64(0), np.int64(1)
+    if attacking == 1:
+        if _completing_cells(geometry, state, attacker).shape[0] > 0:
+            return 1
+        if moves_left == 0:
+            return 0
+        candidates = _threat_moves(geometry, state, attacker, threes > 0, last)
+        if _open_four_among(geometry, state, attacker, candidates):
+            return 3  # the shortest win from here: any other takes a four or three more
+        for at in range(candidates.shape[0]):
+            cell = candidates[at]
+            if _out_of_time(limits):
+                return ABORTED
+            _play(geometry, state, cell, attacker)  # completes nothing: no cell did
+            plies = 0
+            fours = _completing_cells(geometry, state, attacker).shape[0]
+            if state[4][1] > 0 and (fours > 0 or threes > 0):
+                # A four costs no three; anything else is tried as a three (the defender's
+                # turn finds whether it threatens an open four).
+                spent = 0 if fours > 0 else 1
+                plies = _threats(
+                    geometry,
+                    state,
+                    attacker,
+                    threes - spent,
+                    moves_left - 1,
+                    cell,
+                    defending,
+                    limits,
+                )
+            _undo(geometry, state, cell)
+            if plies == ABORTED:
+                return ABORTED
+            if plies > 0:
+                return plies + 1
+        return 0
+    if _completing_cells(geometry, state, defender).shape[0] > 0:
+        return 0  # the defender completes its line first
+    wins = _completing_cells(geometry, state, attacker)
+    if wins.shape[0] >= 2:
+        return 2  # one block, and the other cell completes the line
+    size = state[0].shape[0]
+    chosen = np.zeros(size, dtype=np.int64)
+    if wins.shape[0] == 1:
+        chosen[wins[0]] = 1
+    elif _answers_to_open_fours(geometry, state, defender, chosen) == 0:
+        return 0  # no threat: the defender is free
+    longest = 0
+    for reply in range(size):
+        if chosen[reply] == 0:
+            continue
+        if _out_of_time(limits):
+            return ABORTED
+        _play(geometry, state, reply, defender)  # completes nothing: no cell did
+        plies = 0
+        counter = _completing_cells(geometry, state, defender)
+        if state[4][1] == 0 or counter.shape[0] >= 2:
+            plies = 0  # a draw, or two cells of the defender's to stop
+        elif counter.shape[0] == 1:
+            block = counter[0]
+            _play(geometry, state, block, attacker)  # completes nothing: it had no line
+            if state[4][1] > 0:
+                plies = _threats(
+                    geometry, state, attacker, threes, moves_left, last, defending, limits
+                )
+                if plies > 0:
+                    plies += 1
+            _undo(geometry, state, block)
+        else:
+            plies = _threats(geometry, state, attacker, threes, moves_left, last, attacks, limits)
+        _undo(geometry, state, reply)
+        if plies <= 0:
+            return plies  # ABORTED, or this defence escapes
+        longest = max(longest, plies + 1)
+    return longest
+
+
+@njit(cache=True, nogil=True)
+def win_by_threes(geometry, state, _table, attacker, most_threes, most_moves, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return (plies, first move) of a win by threats with the fewest threes (one to
+    `most_threes`) found, of at most `most_moves` moves: (0, -1) for none, or when the
+    defender has a line to complete; (ABORTED, -1) out of time. Freestyle rules only."""
+    if _completing_cells(geometry, state, 3 - attacker).shape[0] > 0:
+        return 0, -1
+    defending = np.int64(0)  # not a literal: see `_threats`
+    for threes in range(1, most_threes + 1):
+        candidates = _threat_moves(geometry, state, attacker, True, -1)
+        for at in range(candidates.shape[0]):
+            cell = candidates[at]
+            _play(geometry, state, cell, attacker)
+            plies = 0
+            if state[4][1] > 0:
+                fours = _completing_cells(geometry, state, attacker).shape[0]
+                spent = 0 if fours > 0 else 1
+                plies = _threats(
+                    geometry,
+                    state,
+                    attacker,
+                    threes - spent,
+                    most_moves - 1,
+                    cell,
+                    defending,
+                    limits,
+                )
+            _undo(geometry, state, cell)
+            if plies == ABORTED:
+                return ABORTED, -1
+            if plies > 0:
+                return plies + 1, cell
+    return 0, -1
+
+
+@njit(cache=True, nogil=True)
+def threat_win_after(geometry, state, _table, move, mover, most_threes, most_moves, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return 1 if the opponent wins by threats (a run of at most `most_moves` fours, or
+    with `most_threes` > 0 by fours and threes: `win_by_threes`) after `mover` plays
+    `move`, 0 if none is found, ABORTED out of time."""
+    opponent = 3 - mover
+    if _play(geometry, state, move, mover):
+        _undo(geometry, state, move)
+        return 0  # the move itself wins
+    found = 0
+    if _completing_cells(geometry, state, opponent).shape[0] > 0:
+        found = 1  # a line of the opponent's left open: it wins at once
+    elif _completing_cells(geometry, state, mover).shape[0] == 0 and state[4][1] > 0:
+        plies, _first = _fours(geometry, state, opponent, most_moves, limits)
+        if plies == 0 and most_threes > 0:
+            plies, _first = win_by_threes(
+                geometry, state, _table, opponent, most_threes, most_moves, limits
+            )
+        found = ABORTED if plies == ABORTED else (1 if plies > 0 else 0)
+    _undo(geometry, state, move)
+    return found
+
+
 # --- from Python ---
 
 

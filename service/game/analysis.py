@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from service.game import alphabeta
 from service.game.alphabeta import HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
-from service.game.search import EXACT_EMPTY_CELLS, Method, OutOfTime, Search
+from service.game.search import EXACT_EMPTY_CELLS, Method, OutOfTime, Search, ThreatLine
 
 __all__ = ["MoveEstimate", "Ranking", "SearchAnalysis", "analyse"]
 
@@ -82,11 +82,11 @@ class Ranking(Search):
                 values[move], methods[move] = decided, Method.RULES
         threat = self._threat_line() if self.threats_forced and self.threats_prove else None
         bounds: dict[int, int] = {}
-        if threat is not None and threat[0] not in values:
-            first, plies = threat
+        if threat is not None and threat.first not in values:
+            first, plies = threat.first, threat.plies
             candidates = sorted({*candidates, first})
             values[first], methods[first] = MATE - plies, Method.THREATS
-            if plies > self.exact_move_plies:
+            if plies > self._move_exact_plies(threat):
                 bounds[first] = plies
         open_moves = [move for move in candidates if move not in values]
         # One ply is only the value after each move: always within any budget.
@@ -117,7 +117,7 @@ class Ranking(Search):
         every_move_exact = exact and len(methods) == len(values)
         value = self._proven_value(values, threat, every_move_exact=every_move_exact)
         score = None if value is None else self._judged(value, proven=True)[0]
-        wins_within = threat[1] if value is None and threat is not None else None
+        wins_within = threat.plies if value is None and threat is not None else None
         return SearchAnalysis(
             moves=tuple(estimates),
             method=methods.get(best, Method.HEURISTIC),
@@ -131,7 +131,7 @@ class Ranking(Search):
     def _proven_value(
         self,
         values: dict[int, int],
-        threat: tuple[int, int] | None,
+        threat: ThreatLine | None,
         *,
         every_move_exact: bool,
     ) -> int | None:
@@ -151,8 +151,8 @@ class Ranking(Search):
             threats and all(cell in self.barred for cell in threats)
         ):
             return -(MATE - 2)
-        if threat is not None and threat[1] <= self.exact_run_plies:
-            return MATE - threat[1]
+        if threat is not None and threat.plies <= self.exact_run_plies:
+            return MATE - threat.plies
         return None
 
     def _root_candidates(self) -> list[int]:

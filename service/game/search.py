@@ -9,9 +9,10 @@ reply the opponent has:
   end stops it too);
 - the threat search (`alphabeta.shortest_run_of_fours`, what its runs prove in
   `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
-  leaving the opponent one cell to stop a win. Its length is the fastest win only up to
-  five plies; a longer run is a bound (`wins_within`), unless the exact search, with few
-  cells empty, finds the value;
+  leaving the opponent one cell to stop a win; failing one, in freestyle, a win by fours
+  and threes against every defence (`alphabeta.win_by_threes`). Its length is the fastest
+  win only up to five plies; a longer one is a bound (`wins_within`), unless the exact
+  search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
@@ -22,7 +23,8 @@ exact search (for either side) are not run, and white's runs are exact only up t
 RENJU_EXACT_PLIES.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
-near the marks, ordered by a transposition table, that stops on its deadline and plays the
+near the marks (less the ones after which a short look finds the opponent a win by threats,
+while another is left), ordered by a transposition table, that stops on its deadline and plays the
 best move of the last depth it finished. Its value is a heuristic: the marks each side has
 in every k-cell window the other side has not entered, weighted by how full the window is.
 
@@ -39,12 +41,13 @@ max_score - p, a loss after p plies p - max_score, a draw 0.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -54,10 +57,16 @@ from service.game.board import Board, Mark
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
 from service.game.threats import (
+    DEFENCE_NODES,
+    DEFENCE_SHARE,
     EXACT_MOVE_PLIES,
     EXACT_RUN_PLIES,
     RENJU_EXACT_PLIES,
     THREAT_SEARCH_MOVES,
+    THREE_SEARCH_K,
+    THREE_SEARCH_MIN_CELLS,
+    THREE_SEARCH_SHARE,
+    THREE_SEARCH_THREES,
 )
 from service.game.transposition import new_table, slots_for
 
@@ -70,6 +79,7 @@ __all__ = [
     "OutOfTime",
     "Search",
     "SearchResult",
+    "ThreatLine",
     "search",
 ]
 
@@ -118,6 +128,17 @@ class SearchResult:
         return self.proven and self.score is not None
 
 
+class ThreatLine(NamedTuple):
+    """A proven win the threat search found: its first move, and the plies it takes at
+    most against every defence."""
+
+    first: int
+    plies: int
+    #: Whether it needs threes (a VCT), not fours alone: then its length is the shortest
+    #: only up to EXACT_RUN_PLIES, and so is its first move's value.
+    threes: bool
+
+
 class OutOfTime(Exception):
     """Raised inside the search when its deadline or node limit has passed."""
 
@@ -156,6 +177,14 @@ class Search:
         #: Whether the exact search does: not under renju, where black's moves in it may
         #: be fouls, which would win black a draw it cannot have, or a game.
         self.exact_proves = not fouls
+        #: Whether the threat search also tries threes (a VCT): under freestyle rules of
+        #: lines of five or more, where every reply that stops an open four is known.
+        self.threes_tried = (
+            self.threats_forced
+            and not board.rules.variant.exact_length
+            and board.rules.k == THREE_SEARCH_K
+            and board.rules.rows * board.rules.cols > THREE_SEARCH_MIN_CELLS
+        )
         #: How long a run of fours, and a run's first move, is exact (module docstring).
         self.exact_run_plies = RENJU_EXACT_PLIES if fouls else EXACT_RUN_PLIES
         self.exact_move_plies = RENJU_EXACT_PLIES if fouls else EXACT_MOVE_PLIES
@@ -192,6 +221,8 @@ class Search:
                 pass  # fall back on what the threat search proved, or the heuristic search
         if threat is not None:
             return threat  # a proven win, its length only bounded
+        if self.threats_forced and not (self.rules.variant.has_fouls and self.mover == 2):
+            self._bar_threat_wins_against()
         return self._iterative_deepening(legal)
 
     # --- the rules and the threat search: sound, normal rules only (and not caro) ---
@@ -214,25 +245,90 @@ class Search:
         return None
 
     def _threat_win(self) -> SearchResult | None:
-        """Return a proven win made of fours, the shortest such first, or None."""
+        """Return a proven win made of threats, the shortest run of fours first, or None."""
         found = self._threat_line()
         if found is None:
             return None
-        first, plies = found
-        bound = plies if plies > self.exact_run_plies else None
+        bound = found.plies if found.plies > self.exact_run_plies else None
         return self._result(
-            first, MATE - plies, Method.THREATS, plies - 2, proven=True, bound=bound
-        )
+            found.first, MATE - found.plies, Method.THREATS, found.plies - 2, proven=True,
+            bound=bound,
+        )  # fmt: skip
 
-    def _threat_line(self) -> tuple[int, int] | None:
-        """Return (first move, plies) of the shortest win by fours found in time, or None."""
+    def _threat_line(self) -> ThreatLine | None:
+        """Return the shortest win by fours found in time, else a win by fours and threes
+        (where threes are tried), or None."""
         try:
             plies, first = self._compiled(
                 alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
             )
         except OutOfTime:
             return None
-        return None if plies == 0 else (int(first), int(plies))
+        if plies > 0:
+            return ThreatLine(int(first), int(plies), threes=False)
+        if not self.threes_tried:
+            return None
+        try:
+            with self._slice(THREE_SEARCH_SHARE):
+                plies, first = self._compiled(
+                    alphabeta.win_by_threes, self.mover, THREE_SEARCH_THREES,
+                    THREAT_SEARCH_MOVES,
+                )  # fmt: skip
+        except OutOfTime:
+            return None
+        return None if plies == 0 else ThreatLine(int(first), int(plies), threes=True)
+
+    def _move_exact_plies(self, line: ThreatLine) -> int:
+        """Return how long a win's first move is worth exactly the win's length: after a
+        four the block is forced, after a three the defence is a choice."""
+        return self.exact_run_plies if line.threes else self.exact_move_plies
+
+    def _bar_threat_wins_against(self) -> None:
+        """Bar the root moves after which the opponent wins by threats, as far as a short
+        look at each finds, as long as some candidate is left."""
+        candidates = self._unbarred(self._candidates(self.mover))
+        if len(candidates) <= 1:
+            return
+        threes = THREE_SEARCH_THREES if self.threes_tried else 0
+        losing = []
+        limits = self.kernel.limits
+        with self._slice(DEFENCE_SHARE):
+            for move in candidates:
+                node_limit = int(limits[1])
+                limits[1] = min(node_limit, self.nodes + DEFENCE_NODES)
+                try:
+                    if self._compiled(
+                        alphabeta.threat_win_after, move, self.mover, threes,
+                        THREAT_SEARCH_MOVES,
+                    ):  # fmt: skip
+                        losing.append(move)
+                except OutOfTime:
+                    if self.nodes <= limits[1] or limits[1] == node_limit:
+                        break  # the deadline or the slice's limit, not this move's
+                finally:
+                    # A move's own limit reached: the node that found it is not counted.
+                    self.nodes = min(self.nodes, int(limits[1]))
+                    limits[1] = node_limit
+        if losing and len(losing) < len(candidates):
+            self.barred = self.barred | frozenset(losing)
+            self.kernel.state[6][losing] = 1
+
+    @contextlib.contextmanager
+    def _slice(self, share: float) -> Iterator[None]:
+        """Hold the compiled search to `share` of the time left, and of the nodes left
+        under a node limit, for what runs inside."""
+        limits = self.kernel.limits
+        node_limit, deadline = int(limits[1]), int(limits[2])
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        limits[2] = now + int((deadline - now) * share)
+        if node_limit != alphabeta.UNLIMITED_NODES:
+            limits[1] = self.nodes + int((node_limit - self.nodes) * share)
+        try:
+            yield
+        finally:
+            # The slice's node limit reached: the node that found it is not counted.
+            self.nodes = min(self.nodes, int(limits[1]))
+            limits[1], limits[2] = node_limit, deadline
 
     # --- exact and heuristic alpha-beta ---
 

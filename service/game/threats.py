@@ -1,4 +1,5 @@
-"""The threat search's terms (normal rules): a forced win made of fours, and what it proves.
+"""The threat search's terms (normal rules): a forced win made of fours (and in freestyle of
+threes), and what it proves.
 
 A *four* is a move after which the opponent has exactly one cell to stop an immediate win:
 any other reply loses at once, so the block is the only reply to consider. A run of fours
@@ -21,6 +22,24 @@ The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that
 lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
 tried in ascending order, then the forced block, with runs of one four first, then two, up
 to THREAT_SEARCH_MOVES. This module holds what its runs prove.
+
+Where no run of fours wins, under freestyle rules of five in a row the search also tries
+*threes* (a VCT, `alphabeta.win_by_threes`): a move after which the attacker threatens an
+open four. Its defences are not one cell but every empty cell of the windows that would
+make the open four, and every four of the defender's (which the attacker blocks before the
+defender moves again); any other reply lets the open four be made, and the defender has no
+line to complete. That holds where a line is its window's marks alone: not where an
+overline or a closed end changes what stops a four (the other variants), so only freestyle
+tries threes. It uses at most THREE_SEARCH_THREES threes, the fewest first, and after its
+first move only threes on the lines through its last move. Its length is the proof's, the
+longest defence's: a bound. It is the fastest win only up to EXACT_RUN_PLIES (no run of
+fours wins, so there is no win in three), and so is its first move's value, since a defence
+is a choice. The search spends at most THREE_SEARCH_SHARE of its time on it.
+
+Before the tree searches, the root's candidates after which the opponent wins by threats
+(fours, and threes where they are tried), as far as DEFENCE_NODES nodes each find, are
+barred while another candidate is left (`Search._bar_threat_wins_against`): the tree's
+horizon is shorter than such a win, and the move is lost whatever the tree makes of it.
 """
 
 from __future__ import annotations
@@ -37,3 +56,19 @@ EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
 #: Under renju, the longest run of white's fours, and of its first move, that is exact: a
 #: block that is black's foul is no block, so a longer run may be won faster.
 RENJU_EXACT_PLIES = 3
+
+#: How many threes a win by fours and threes (a VCT) may use at most.
+THREE_SEARCH_THREES = 3
+
+#: The share of the time left that the look for a win by threes may take.
+THREE_SEARCH_SHARE = 0.125
+
+#: Threes are tried only on lines of five (gomoku's three), and on boards of more cells
+#: than the tables hold (whose answers never change).
+THREE_SEARCH_K = 5
+THREE_SEARCH_MIN_CELLS = 16
+
+#: The share of the time left that the look for the opponent's wins after each root
+#: move may take, and the nodes it may spend on each.
+DEFENCE_SHARE = 0.25
+DEFENCE_NODES = 3_000

@@ -72,11 +72,11 @@ export interface paths {
          *     fewer, every move), each searched with the full window within `budget_ms`. Each move
          *     has an `evaluation`, and a `score` only when its exact value is proven (a win or
          *     loss at once, a loss the opponent completes next, the threat search's first move of
-         *     a run of seven plies or fewer, or the exact search); `line` is the replies the
-         *     search expects. The threat search's first move is always ranked. The position's
-         *     `score` is given when it is proven as `/v1/move` proves it (the rules, a run of fours
-         *     of five plies or fewer, or every move exact); a longer run of fours gives
-         *     `search.wins_within_plies` instead.
+         *     a run of fours of seven plies or fewer or of a win by threes of five, or the exact
+         *     search); `line` is the replies the search expects. The threat search's first move is
+         *     always ranked. The position's `score` is given when it is proven as `/v1/move` proves
+         *     it (the rules, a threat search's win of five plies or fewer, or every move exact); a
+         *     longer one gives `search.wins_within_plies` instead.
          */
         post: operations["postAnalysis"];
         delete?: never;
@@ -386,7 +386,7 @@ export interface components {
             line: number[];
             /** @description Only beyond 4x4 (absent from table answers), the search's estimate for this move (see SearchReport). */
             evaluation?: number;
-            /** @description Only beyond 4x4 (absent from table answers), as in SearchReport, for this move (a run of fours of 9 plies or more). */
+            /** @description Only beyond 4x4 (absent from table answers), as in SearchReport, for this move (a run of fours of 9 plies or more, a win by threes of 7 or more). */
             wins_within_plies?: number | null;
         };
         /**
@@ -425,10 +425,10 @@ export interface components {
              * @description The chosen move's own score: with N cells, `N + 1 - p` for a forced win in p plies
              *     (counting the move), 0 for a draw, `p - (N + 1)` for a forced loss (on 3x3: `10 - p`
              *     and `p - 10`); null when over, and beyond 4x4 whenever it is not proven exactly.
-             *     A win the threat search proves by a run of fours of p plies is scored only for p
-             *     of 5 or fewer, when no faster win can exist; a longer run is a bound (a win not
-             *     made of fours, such as a double three, may be faster), given in
-             *     `search.wins_within_plies` with `score`, `outcome` and `plies_to_end` null.
+             *     A win the threat search proves in p plies (a run of fours, or in freestyle fours
+             *     and threes) is scored only for p of 5 or fewer, when no faster win can exist; a
+             *     longer one is a bound (another win, such as a double three, may be faster), given
+             *     in `search.wins_within_plies` with `score`, `outcome` and `plies_to_end` null.
              */
             score: number | null;
             /** @description How the game ends for `player` under perfect play after the chosen move; null when over or not proven. */
@@ -526,10 +526,11 @@ export interface components {
             /** @description The budget the search was given. */
             budget_ms: number;
             /**
-             * @description A proven win whose exact length is not known: the threat search found a run of
-             *     fours of this many plies (7 or more), so the win comes within that many, but a
-             *     faster one not made of fours (a double three) may exist; `score`, `outcome` and
-             *     `plies_to_end` are then null. Null otherwise.
+             * @description A proven win whose exact length is not known: the threat search found a win of
+             *     this many plies (7 or more) against every defence, by a run of fours or (in
+             *     freestyle) by fours and threes, so the win comes within that many, but a faster
+             *     one may exist; `score`, `outcome` and `plies_to_end` are then null. Null
+             *     otherwise.
              */
             wins_within_plies: number | null;
         };

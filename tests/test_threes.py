@@ -1,0 +1,174 @@
+"""A win by fours and threes (a VCT): it holds against every reply, it is exact where it
+is short and a bound where it is long, the search and the analysis prove the same, and
+it is tried only where every defence is known; and a root move the opponent's threats
+refute is not played while another is left."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from service.game.analysis import analyse
+from service.game.board import Board, Mark
+from service.game.rules import Rules, Variant
+from service.game.search import Method, Search, ThreatLine, search
+from service.game.threats import EXACT_RUN_PLIES
+from tests import search_reference as brute
+from tests.family_reference import Game, other
+from tests.helpers import gomoku_board, reference_game
+
+RULES = Rules(9, 9, 5)
+#: Generous: what is found must not depend on the time it gets, so nodes bound the tests.
+TIME = 60.0
+NODES = 20_000
+#: What a check afresh may spend: it looks for a win the search found with less room.
+CHECK_NODES = 1_000_000
+
+
+def threat_line(
+    text: str, mover: str, rules: Rules = RULES, nodes: int = NODES
+) -> ThreatLine | None:
+    """Return what the threat search finds for `mover`, within `nodes` nodes."""
+    board = Board.from_text(text, rules)
+    return Search(board, Mark(mover), TIME, max_nodes=nodes)._threat_line()
+
+
+def wins_by_threes(seed: int, count: int) -> Iterator[tuple[str, str, ThreatLine]]:
+    """Yield `count` seeded clustered 9x9 positions where the threat search finds a win that
+    needs threes (no run of fours wins)."""
+    game, rng, found = reference_game(RULES), random.Random(seed), 0
+    for _ in range(5000):
+        position = brute.clustered_position(game, rng, rng.randrange(10, 30))
+        if position is None:
+            continue
+        text, mover = position
+        if brute.wins_at_once(game, text, mover) or brute.wins_at_once(game, text, other(mover)):
+            continue
+        line = threat_line(text, mover)
+        if line is not None and line.threes:
+            yield text, mover, line
+            found += 1
+            if found == count:
+                return
+    raise AssertionError("too few wins by threes")
+
+
+def escape(game: Game, text: str, attacker: str) -> int | None:
+    """Return a reply of the defender, to move, after which the attacker has no win (by
+    its own rules at once, else by the threat search afresh), or None if there is none.
+    Every empty cell is tried, not only the threat search's defences; a four of the
+    defender's is blocked, and the defender replies again."""
+    defender = other(attacker)
+    assert not brute.wins_at_once(game, text, defender)
+    for reply in brute.empties(text):
+        answered = brute.placed(text, reply, defender)
+        if brute.wins_at_once(game, answered, attacker):
+            continue
+        counter = brute.wins_at_once(game, answered, defender)
+        if len(counter) >= 2:
+            return reply
+        if len(counter) == 1:
+            if escape(game, brute.placed(answered, counter[0], attacker), attacker) is not None:
+                return reply
+        elif threat_line(answered, attacker, nodes=CHECK_NODES) is None:
+            return reply
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_reply_to_a_win_by_threes_still_loses(seed: int) -> None:
+    """Every cell the defender could answer with, not only the ones the threat search
+    defends with: after each, the attacker still has a win. A win of five plies is held
+    to brute force: exactly five."""
+    game = reference_game(RULES)
+    for text, mover, line in wins_by_threes(seed, 8):
+        assert line.plies >= EXACT_RUN_PLIES  # no run of fours, so no win in three
+        after = brute.placed(text, line.first, mover)
+        assert escape(game, after, mover) is None, (text, mover, line)
+        if line.plies == EXACT_RUN_PLIES:
+            assert brute.move_wins_within(game, text, mover, line.first, EXACT_RUN_PLIES)
+
+
+#: 15x15, X to move: two twos that cross at (7, 7), where X makes two open threes at once.
+DOUBLE_THREE = {
+    (7, 5): "X", (7, 6): "X", (5, 7): "X", (6, 7): "X",
+    (0, 0): "O", (0, 14): "O", (14, 0): "O", (14, 14): "O",
+}  # fmt: skip
+
+
+def test_two_open_threes_at_once_are_a_proven_win_in_five() -> None:
+    """No run of fours wins, and one of the two threes is always left to make an open
+    four: the search plays the crossing and proves the win, exactly (a win in three would
+    be a run of fours); the analysis proves the same and ranks the move first."""
+    board = gomoku_board(DOUBLE_THREE)
+    result = search(board, Mark.X, TIME, max_nodes=NODES)
+    fastest = board.rules.max_score - 5
+    assert (result.move, result.method) == (7 * 15 + 7, Method.THREATS)
+    assert (result.proven, result.score, result.wins_within) == (True, fastest, None)
+    ranked = analyse(board, Mark.X, TIME, max_nodes=NODES)
+    assert (ranked.score, ranked.wins_within) == (fastest, None)
+    assert (ranked.moves[0].move, ranked.moves[0].score) == (7 * 15 + 7, fastest)
+
+
+@pytest.mark.parametrize("variant", [Variant.STANDARD, Variant.CARO, Variant.RENJU])
+def test_threes_are_tried_only_in_freestyle(variant: Variant) -> None:
+    """Where an overline or a closed end changes what stops a four, the defences the
+    threat search knows might not be all: it tries fours alone there."""
+    board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=variant))
+    assert Search(board, Mark.X, TIME, max_nodes=NODES)._threat_line() is None
+
+
+def test_a_long_win_by_threes_is_proven_as_a_bound_by_the_search_and_the_analysis() -> None:
+    """Longer than five plies, a win that needs threes may not be the fastest: no score,
+    a bound in `wins_within`, the same in both."""
+    text, mover, line = next(
+        found for found in wins_by_threes(7, 40) if found[2].plies > EXACT_RUN_PLIES
+    )
+    board = Board.from_text(text, RULES)
+    result = search(board, Mark(mover), TIME, max_nodes=NODES)
+    assert (result.move, result.method) == (line.first, Method.THREATS)
+    assert (result.proven, result.score, result.wins_within) == (True, None, line.plies)
+    ranked = analyse(board, Mark(mover), TIME, max_nodes=NODES)
+    assert (ranked.score, ranked.wins_within) == (None, line.plies)
+    bounded = [estimate for estimate in ranked.moves if estimate.move == line.first]
+    assert [(estimate.score, estimate.wins_within) for estimate in bounded] == [(None, line.plies)]
+
+
+# --- the root's defence: no move the opponent's threats refute, while another is left ---
+
+
+def refuted_positions(count: int) -> Iterator[tuple[Board, Mark]]:
+    """Yield `count` seeded 15x15 positions where the search bars a root move because
+    the opponent wins by threats after it."""
+    rules, rng, found = Rules(15, 15, 5), random.Random(3), 0
+    game = reference_game(rules)
+    for _ in range(2000):
+        position = brute.clustered_position(game, rng, rng.randrange(12, 40))
+        if position is None:
+            continue
+        text, mover = position
+        board = Board.from_text(text, rules)
+        searched = Search(board, Mark(mover), TIME, max_nodes=NODES)
+        result = searched.run()
+        if result.method is Method.HEURISTIC and searched.barred:
+            yield board, Mark(mover)
+            found += 1
+            if found == count:
+                return
+    raise AssertionError("too few positions with a refuted root move")
+
+
+def test_a_root_move_the_opponents_threats_refute_is_not_played() -> None:
+    """Each barred move lets the opponent win (its threat search finds the win afresh),
+    and the move played is not one of them."""
+    for board, mover in refuted_positions(6):
+        searched = Search(board, mover, TIME, max_nodes=NODES)
+        result = searched.run()
+        assert result.move not in searched.barred
+        for move in searched.barred:
+            after = board.play(move, mover)
+            opponent = Search(after, mover.opponent, TIME, max_nodes=NODES)
+            assert after.status().is_over is False
+            assert opponent._by_the_rules() is not None or opponent._threat_line() is not None
