@@ -20,6 +20,7 @@ from tests.family_reference import Game, other
 from tests.helpers import gomoku_board, reference_game
 
 RULES = Rules(9, 9, 5)
+STANDARD = Rules(9, 9, 5, variant=Variant.STANDARD)
 #: Generous: what is found must not depend on the time it gets, so nodes bound the tests.
 TIME = 60.0
 NODES = 20_000
@@ -35,10 +36,12 @@ def threat_line(
     return Search(board, Mark(mover), TIME, max_nodes=nodes)._threat_line()
 
 
-def wins_by_threes(seed: int, count: int) -> Iterator[tuple[str, str, ThreatLine]]:
-    """Yield `count` seeded clustered 9x9 positions where the threat search finds a win that
+def wins_by_threes(
+    seed: int, count: int, rules: Rules = RULES
+) -> Iterator[tuple[str, str, ThreatLine]]:
+    """Yield `count` seeded clustered positions where the threat search finds a win that
     needs threes (no run of fours wins)."""
-    game, rng, found = reference_game(RULES), random.Random(seed), 0
+    game, rng, found = reference_game(rules), random.Random(seed), 0
     for _ in range(5000):
         position = brute.clustered_position(game, rng, rng.randrange(10, 30))
         if position is None:
@@ -46,7 +49,7 @@ def wins_by_threes(seed: int, count: int) -> Iterator[tuple[str, str, ThreatLine
         text, mover = position
         if brute.wins_at_once(game, text, mover) or brute.wins_at_once(game, text, other(mover)):
             continue
-        line = threat_line(text, mover)
+        line = threat_line(text, mover, rules)
         if line is not None and line.threes:
             yield text, mover, line
             found += 1
@@ -55,7 +58,7 @@ def wins_by_threes(seed: int, count: int) -> Iterator[tuple[str, str, ThreatLine
     raise AssertionError("too few wins by threes")
 
 
-def escape(game: Game, text: str, attacker: str) -> int | None:
+def escape(game: Game, rules: Rules, text: str, attacker: str) -> int | None:
     """Return a reply of the defender, to move, after which the attacker has no win (by
     its own rules at once, else by the threat search afresh), or None if there is none.
     Every empty cell is tried, not only the threat search's defences; a four of the
@@ -70,23 +73,27 @@ def escape(game: Game, text: str, attacker: str) -> int | None:
         if len(counter) >= 2:
             return reply
         if len(counter) == 1:
-            if escape(game, brute.placed(answered, counter[0], attacker), attacker) is not None:
+            blocked = brute.placed(answered, counter[0], attacker)
+            if escape(game, rules, blocked, attacker) is not None:
                 return reply
-        elif threat_line(answered, attacker, nodes=CHECK_NODES) is None:
+        elif threat_line(answered, attacker, rules, nodes=CHECK_NODES) is None:
             return reply
     return None
 
 
+@pytest.mark.parametrize("rules", [RULES, STANDARD], ids=lambda rules: rules.describe())
 @pytest.mark.parametrize("seed", range(4))
-def test_every_reply_to_a_win_by_threes_still_loses(seed: int) -> None:
+def test_every_reply_to_a_win_by_threes_still_loses(rules: Rules, seed: int) -> None:
     """Every cell the defender could answer with, not only the ones the threat search
     defends with: after each, the attacker still has a win. A win of five plies is held
-    to brute force: exactly five."""
-    game = reference_game(RULES)
-    for text, mover, line in wins_by_threes(seed, 8):
+    to brute force: exactly five. In freestyle and in standard (exactly five), whose
+    overlines the defences need not stop: an overline spoils only the attacker's own
+    line."""
+    game = reference_game(rules)
+    for text, mover, line in wins_by_threes(seed, 8, rules):
         assert line.plies >= EXACT_RUN_PLIES  # no run of fours, so no win in three
         after = brute.placed(text, line.first, mover)
-        assert escape(game, after, mover) is None, (text, mover, line)
+        assert escape(game, rules, after, mover) is None, (text, mover, line)
         if line.plies == EXACT_RUN_PLIES:
             assert brute.move_wins_within(game, text, mover, line.first, EXACT_RUN_PLIES)
 
@@ -112,12 +119,19 @@ def test_two_open_threes_at_once_are_a_proven_win_in_five() -> None:
     assert (ranked.moves[0].move, ranked.moves[0].score) == (7 * 15 + 7, fastest)
 
 
-@pytest.mark.parametrize("variant", [Variant.STANDARD, Variant.CARO, Variant.RENJU])
-def test_threes_are_tried_only_in_freestyle(variant: Variant) -> None:
-    """Where an overline or a closed end changes what stops a four, the defences the
-    threat search knows might not be all: it tries fours alone there."""
+@pytest.mark.parametrize("variant", [Variant.CARO, Variant.RENJU])
+def test_threes_are_not_tried_under_caro_nor_renju(variant: Variant) -> None:
+    """Under caro a closed end stops a four too, and under renju black's fouls change the
+    defences: the threat search tries fours alone there."""
     board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=variant))
     assert Search(board, Mark.X, TIME, max_nodes=NODES)._threat_line() is None
+
+
+def test_a_double_three_wins_in_five_under_the_standard_rule_too() -> None:
+    board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=Variant.STANDARD))
+    result = search(board, Mark.X, TIME, max_nodes=NODES)
+    assert (result.move, result.method) == (7 * 15 + 7, Method.THREATS)
+    assert (result.score, result.wins_within) == (board.rules.max_score - 5, None)
 
 
 def test_a_long_win_by_threes_is_proven_as_a_bound_by_the_search_and_the_analysis() -> None:

@@ -1526,7 +1526,8 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
 def win_by_threes(geometry, state, _table, attacker, most_threes, most_moves, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (plies, first move) of a win by threats with the fewest threes (one to
     `most_threes`) found, of at most `most_moves` moves: (0, -1) for none, or when the
-    defender has a line to complete; (ABORTED, -1) out of time. Freestyle rules only."""
+    defender has a line to complete; (ABORTED, -1) out of time. Freestyle and standard
+    rules only (`Search.threes_tried`)."""
     if _completing_cells(geometry, state, 3 - attacker).shape[0] > 0:
         return 0, -1
     defending = np.int64(0)  # not a literal: see `_threats`

@@ -9,10 +9,10 @@ reply the opponent has:
   end stops it too);
 - the threat search (`alphabeta.shortest_run_of_fours`, what its runs prove in
   `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
-  leaving the opponent one cell to stop a win; failing one, in freestyle, a win by fours
-  and threes against every defence (`alphabeta.win_by_threes`). Its length is the fastest
-  win only up to five plies; a longer one is a bound (`wins_within`), unless the exact
-  search, with few cells empty, finds the value;
+  leaving the opponent one cell to stop a win; failing one, in freestyle and standard, a
+  win by fours and threes against every defence (`alphabeta.win_by_threes`). Its length
+  is the fastest win only up to five plies; a longer one is a bound (`wins_within`),
+  unless the exact search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
@@ -177,11 +177,12 @@ class Search:
         #: Whether the exact search does: not under renju, where black's moves in it may
         #: be fouls, which would win black a draw it cannot have, or a game.
         self.exact_proves = not fouls
-        #: Whether the threat search also tries threes (a VCT): under freestyle rules of
-        #: lines of five or more, where every reply that stops an open four is known.
+        #: Whether the threat search also tries threes (a VCT): in freestyle and standard
+        #: five in a row, where every reply that stops an open four is known (under caro a
+        #: closed end stops one too; under renju black's fouls are not yet weighed).
         self.threes_tried = (
             self.threats_forced
-            and not board.rules.variant.exact_length
+            and not board.rules.variant.has_fouls
             and board.rules.k == THREE_SEARCH_K
             and board.rules.rows * board.rules.cols > THREE_SEARCH_MIN_CELLS
         )

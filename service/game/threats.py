@@ -1,5 +1,5 @@
-"""The threat search's terms (normal rules): a forced win made of fours (and in freestyle of
-threes), and what it proves.
+"""The threat search's terms (normal rules): a forced win made of fours (and in freestyle and
+standard of threes), and what it proves.
 
 A *four* is a move after which the opponent has exactly one cell to stop an immediate win:
 any other reply loses at once, so the block is the only reply to consider. A run of fours
@@ -23,15 +23,17 @@ lie in the windows one mark short of one (k - 2 marks, none of the defender's); 
 tried in ascending order, then the forced block, with runs of one four first, then two, up
 to THREAT_SEARCH_MOVES. This module holds what its runs prove.
 
-Where no run of fours wins, under freestyle rules of five in a row the search also tries
+Where no run of fours wins, in freestyle and standard five in a row the search also tries
 *threes* (a VCT, `alphabeta.win_by_threes`): a move after which the attacker threatens an
 open four. Its defences are not one cell but every empty cell of the windows that would
 make the open four, and every four of the defender's (which the attacker blocks before the
 defender moves again); any other reply lets the open four be made, and the defender has no
-line to complete. That holds where a line is its window's marks alone: not where an
-overline or a closed end changes what stops a four (the other variants), so only freestyle
-tries threes. It uses at most THREE_SEARCH_THREES threes, the fewest first, and after its
-first move only threes on the lines through its last move. Its length is the proof's, the
+line to complete. That holds where the defender stops a line only by a mark in its
+window: in freestyle, and in standard, whose overlines spoil only the attacker's own lines
+(which its own checks see). Not under caro, where closing a line's far end stops it too,
+nor yet under renju, whose fouls change black's defences. It uses at most
+THREE_SEARCH_THREES threes, the fewest first, and after its first move only threes on the
+lines through its last move. Its length is the proof's, the
 longest defence's: a bound. It is the fastest win only up to EXACT_RUN_PLIES (no run of
 fours wins, so there is no win in three), and so is its first move's value, since a defence
 is a choice. The search spends at most THREE_SEARCH_SHARE of its time on it.

@@ -425,8 +425,8 @@ export interface components {
              * @description The chosen move's own score: with N cells, `N + 1 - p` for a forced win in p plies
              *     (counting the move), 0 for a draw, `p - (N + 1)` for a forced loss (on 3x3: `10 - p`
              *     and `p - 10`); null when over, and beyond 4x4 whenever it is not proven exactly.
-             *     A win the threat search proves in p plies (a run of fours, or in freestyle fours
-             *     and threes) is scored only for p of 5 or fewer, when no faster win can exist; a
+             *     A win the threat search proves in p plies (a run of fours, or in freestyle and standard
+             *     fours and threes) is scored only for p of 5 or fewer, when no faster win can exist; a
              *     longer one is a bound (another win, such as a double three, may be faster), given
              *     in `search.wins_within_plies` with `score`, `outcome` and `plies_to_end` null.
              */
@@ -528,7 +528,7 @@ export interface components {
             /**
              * @description A proven win whose exact length is not known: the threat search found a win of
              *     this many plies (7 or more) against every defence, by a run of fours or (in
-             *     freestyle) by fours and threes, so the win comes within that many, but a faster
+             *     freestyle and standard) by fours and threes, so the win comes within that many, but a faster
              *     one may exist; `score`, `outcome` and `plies_to_end` are then null. Null
              *     otherwise.
              */
