@@ -23,7 +23,7 @@ exact search (for either side) are not run, and white's runs are exact only up t
 RENJU_EXACT_PLIES.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
-near the marks (less the ones after which a short look finds the opponent a win by threats,
+near the marks (less the ones after which a short look finds the opponent a run of fours,
 while another is left), ordered by a transposition table, that stops on its deadline and plays the
 best move of the last depth it finished. Its value is a heuristic: the marks each side has
 in every k-cell window the other side has not entered, weighted by how full the window is.
@@ -59,6 +59,7 @@ from service.game.search_board import SearchBoard
 from service.game.threats import (
     DEFENCE_NODES,
     DEFENCE_SHARE,
+    DEFENCE_THREES,
     EXACT_MOVE_PLIES,
     EXACT_RUN_PLIES,
     RENJU_EXACT_PLIES,
@@ -285,12 +286,11 @@ class Search:
         return self.exact_run_plies if line.threes else self.exact_move_plies
 
     def _bar_threat_wins_against(self) -> None:
-        """Bar the root moves after which the opponent wins by threats, as far as a short
-        look at each finds, as long as some candidate is left."""
+        """Bar the root moves after which the opponent wins by a run of fours, as far as
+        a short look at each finds, as long as some candidate is left."""
         candidates = self._unbarred(self._candidates(self.mover))
         if len(candidates) <= 1:
             return
-        threes = THREE_SEARCH_THREES if self.threes_tried else 0
         losing = []
         limits = self.kernel.limits
         with self._slice(DEFENCE_SHARE):
@@ -299,7 +299,7 @@ class Search:
                 limits[1] = min(node_limit, self.nodes + DEFENCE_NODES)
                 try:
                     if self._compiled(
-                        alphabeta.threat_win_after, move, self.mover, threes,
+                        alphabeta.threat_win_after, move, self.mover, DEFENCE_THREES,
                         THREAT_SEARCH_MOVES,
                     ):  # fmt: skip
                         losing.append(move)
