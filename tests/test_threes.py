@@ -186,3 +186,24 @@ def test_a_root_move_the_opponents_threats_refute_is_not_played() -> None:
             opponent = Search(after, mover.opponent, TIME, max_nodes=NODES)
             assert after.status().is_over is False
             assert opponent._by_the_rules() is not None or opponent._threat_line() is not None
+
+
+#: 9x9, O to move: the root's check bars four of O's moves before its tree (a reviewer's).
+BARRING = "....OOXOX....X.OOX....O.XXX.....OOX.....XXX..X....OO..O.....X..O................."
+
+
+def test_a_search_that_bars_root_moves_hands_back_its_compiled_position_as_it_found_it() -> None:
+    searched = Search(Board.from_text(BARRING, RULES), Mark.O, TIME, max_nodes=6000)
+    before = [array.tolist() for array in searched.kernel.state]
+    searched.run()
+    assert searched.barred  # the record of what the check barred stays
+    assert [array.tolist() for array in searched.kernel.state] == before
+
+
+#: 9x9, X to move: X completes a line at once at 36, and has threes to make besides.
+WIN_AT_ONCE = "X....................X.......X.......OO.......X.X......OX.OO....OOX........OX...."
+
+
+def test_a_win_at_once_is_the_rules_not_a_win_by_threes() -> None:
+    assert threat_line(WIN_AT_ONCE, "X") is None
+    assert search(Board.from_text(WIN_AT_ONCE, RULES), Mark.X, TIME, max_nodes=NODES).move == 36

@@ -1526,9 +1526,13 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
 def win_by_threes(geometry, state, _table, attacker, most_threes, most_moves, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (plies, first move) of a win by threats with the fewest threes (one to
     `most_threes`) found, of at most `most_moves` moves: (0, -1) for none, or when the
-    defender has a line to complete; (ABORTED, -1) out of time. Freestyle and standard
-    rules only (`Search.threes_tried`)."""
-    if _completing_cells(geometry, state, 3 - attacker).shape[0] > 0:
+    defender has a line to complete or the attacker one of its own (a win at once is the
+    rules'); (ABORTED, -1) out of time. Freestyle and standard rules only
+    (`Search.threes_tried`)."""
+    if (
+        _completing_cells(geometry, state, 3 - attacker).shape[0] > 0
+        or _completing_cells(geometry, state, attacker).shape[0] > 0
+    ):
         return 0, -1
     defending = np.int64(0)  # not a literal: see `_threats`
     for threes in range(1, most_threes + 1):

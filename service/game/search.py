@@ -223,9 +223,14 @@ class Search:
                 pass  # fall back on what the threat search proved, or the heuristic search
         if threat is not None:
             return threat  # a proven win, its length only bounded
+        refuted: list[int] = []
         if self.threats_forced and not (self.rules.variant.has_fouls and self.mover == 2):
-            self._bar_threat_wins_against()
-        return self._iterative_deepening(legal)
+            refuted = self._bar_threat_wins_against()
+        try:
+            return self._iterative_deepening(legal)
+        finally:
+            # The compiled position is handed back as it came; `barred` keeps the record.
+            self.kernel.state[6][refuted] = 0
 
     # --- the rules and the threat search: sound, normal rules only (and not caro) ---
 
@@ -285,12 +290,12 @@ class Search:
         four the block is forced, after a three the defence is a choice."""
         return self.exact_run_plies if line.threes else self.exact_move_plies
 
-    def _bar_threat_wins_against(self) -> None:
+    def _bar_threat_wins_against(self) -> list[int]:
         """Bar the root moves after which the opponent wins by a run of fours, as far as
-        a short look at each finds, as long as some candidate is left."""
+        a short look at each finds, as long as some candidate is left; return them."""
         candidates = self._unbarred(self._candidates(self.mover))
         if len(candidates) <= 1:
-            return
+            return []
         losing = []
         limits = self.kernel.limits
         with self._slice(DEFENCE_SHARE):
@@ -310,9 +315,11 @@ class Search:
                     # A move's own limit reached: the node that found it is not counted.
                     self.nodes = min(self.nodes, int(limits[1]))
                     limits[1] = node_limit
-        if losing and len(losing) < len(candidates):
-            self.barred = self.barred | frozenset(losing)
-            self.kernel.state[6][losing] = 1
+        if not losing or len(losing) == len(candidates):
+            return []
+        self.barred = self.barred | frozenset(losing)
+        self.kernel.state[6][losing] = 1
+        return losing
 
     @contextlib.contextmanager
     def _slice(self, share: float) -> Iterator[None]:
