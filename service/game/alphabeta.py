@@ -1242,6 +1242,65 @@ def value_after(geometry, state, table, move, mover, depth, misere, exact, limit
     return value
 
 
+# --- the tree shared between threads (`Search` with `threads`): its nodes one at a time ---
+
+
+@njit(cache=True, nogil=True)
+def node_moves(geometry, state, table, player, depth, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return the moves the tree tries at a node `ply` plies below the root, `depth` from
+    its leaves, in its order (the table's move first; at the root, never a barred cell)."""
+    work = _work(state, ply + 1)
+    hint = _probe(table, state[5][0])[3]
+    shaped = depth >= SHAPED_FROM_DEPTH
+    count = _candidates(geometry, state, player, hint, misere, False, shaped, True, work, ply)
+    moves = work[0][ply]
+    if ply == 0:
+        count = _unbarred(state, moves, count)
+    return moves[:count].copy()
+
+
+@njit(cache=True, nogil=True)
+def node_value(geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return the tree's value of a node `ply` plies below the root, `depth` from its
+    leaves, within (`alpha`, `beta`), for `player` to move; or ABORTED."""
+    # `exact` as the caller's argument, never a literal: a literal would compile a second
+    # negamax, which numba's cache cannot link (see root_value).
+    return _negamax(geometry, state, table, player, depth, alpha, beta, ply, misere, exact,
+                    limits, _work(state, ply + depth + 1))  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def move_value(  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    geometry, state, table, move, player, depth, alpha, beta, ply, misere, exact, limits
+):
+    """Return the value of `player` playing `move` at a node `ply` plies below the root,
+    `depth` from its leaves, within (`alpha`, `beta`), as the node's loop finds it (an end
+    at once, else the reply's value turned round); or ABORTED."""
+    if _play(geometry, state, move, player):
+        value = -(MATE - ply - 1) if misere else MATE - ply - 1
+    elif state[4][1] == 0:
+        value = 0
+    else:
+        value = _negamax(geometry, state, table, 3 - player, depth - 1, -beta, -alpha, ply + 1,
+                         misere, exact, limits, _work(state, ply + depth + 1))  # fmt: skip
+        if value != ABORTED:
+            value = -value
+    _undo(geometry, state, move)
+    return value
+
+
+@njit(cache=True, nogil=True)
+def play_move(geometry, state, move, player):  # type: ignore[no-untyped-def]
+    """Play `move` for `player` in a compiled position; return whether it completes a line."""
+    return _play(geometry, state, move, player)
+
+
+@njit(cache=True, nogil=True)
+def undo_move(geometry, state, move):  # type: ignore[no-untyped-def]
+    """Take `move` back in a compiled position."""
+    _undo(geometry, state, move)
+
+
 @njit(cache=True, nogil=True)
 def likeliest_moves(geometry, state, mover, misere, forced):  # type: ignore[no-untyped-def]
     """Return the moves the heuristic tree tries first at the root, in its order (with
@@ -1643,6 +1702,11 @@ def compilations() -> int:
         value_after,
         expected_line,
         likeliest_moves,
+        node_moves,
+        node_value,
+        move_value,
+        play_move,
+        undo_move,
         unbarred,
         shortest_run_of_fours,
         shape_table,

@@ -28,6 +28,9 @@ while another is left), ordered by a transposition table, that stops on its dead
 best move of the last depth it finished. Its value is a heuristic: the marks each side has
 in every k-cell window the other side has not entered, weighted by how full the window is.
 
+Against the clock alone, the tree may be searched by several threads at once
+(`service.game.shared_tree`), each depth to the value one thread finds.
+
 The tree, the threat search and the exact search run compiled, in `service.game.alphabeta`
 (numba, without the interpreter lock): that is the one search. This module is the Python
 around it: the rules at the root, read on a `SearchBoard` (`service.game.search_board`)
@@ -56,6 +59,7 @@ from service.game.alphabeta import CANDIDATES_TRIED, HEURISTIC_LIMIT, MATE
 from service.game.board import Board, Mark
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
+from service.game.shared_tree import SharedTree
 from service.game.threats import (
     DEFENCE_NODES,
     DEFENCE_SHARE,
@@ -156,6 +160,7 @@ class Search:
         max_nodes: int | None = None,
         table_slots: int | None = None,
         barred: frozenset[int] = frozenset(),
+        threads: int = 1,
     ) -> None:
         # The clock starts first: setting the position up is part of the time the budget holds.
         self.started = time.perf_counter()
@@ -200,6 +205,10 @@ class Search:
         self.kernel = alphabeta.kernel(
             geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
         )
+        #: Threads that search the tree at once, sharing its table: more than one only
+        #: against the clock, since a node limit promises the same answer every time.
+        self.threads = threads if max_nodes is None else 1
+        self._marks = marks
 
     def run(self) -> SearchResult:
         """Search until a proof or the deadline; return the move and what is known of it."""
@@ -341,6 +350,23 @@ class Search:
     # --- exact and heuristic alpha-beta ---
 
     def _iterative_deepening(self, legal: list[int]) -> SearchResult:
+        if self.threads > 1:
+            tree = self.shared_tree(self.threads)
+            move, value, depth = tree.deepen(self._fallback_move(legal), self.position.empty)
+            self.nodes = tree.nodes()
+        else:
+            move, value, depth = self._deepen(legal)
+        return self._result(move, value, Method.HEURISTIC, depth, proven=False)
+
+    def shared_tree(self, threads: int) -> SharedTree:
+        """Return this search's heuristic tree on `threads` threads, its node count so far
+        in the main kernel's."""
+        self.kernel.limits[0] = self.nodes
+        return SharedTree(self.kernel, self._marks, self.mover, threads, misere=self.misere)
+
+    def _deepen(self, legal: list[int]) -> tuple[int, int, int]:
+        """Search one depth more at a time until the deadline or a seen end; return the move,
+        its value and the depth last finished."""
         best_move, best_value, finished = self._fallback_move(legal), 0, 0
         for depth in range(1, self.position.empty + 1):
             try:
@@ -355,7 +381,7 @@ class Search:
             best_move, best_value, finished = move, value, depth
             if abs(value) > HEURISTIC_LIMIT:
                 break  # an end was seen; deeper looks do not change the choice
-        return self._result(best_move, best_value, Method.HEURISTIC, finished, proven=False)
+        return best_move, best_value, finished
 
     def _stopped_best(self) -> int | None:
         """Return the best root move of the depth the deadline stopped, searched in full
@@ -471,7 +497,9 @@ def search(
     *,
     max_nodes: int | None = None,
     barred: frozenset[int] = frozenset(),
+    threads: int = 1,
 ) -> SearchResult:
     """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is
-    known; never one of the `barred` cells (renju's fouls), if another move is legal."""
-    return Search(board, mover, seconds, max_nodes=max_nodes, barred=barred).run()
+    known; never one of the `barred` cells (renju's fouls), if another move is legal; the
+    tree searched by `threads` threads at once when only the clock limits it."""
+    return Search(board, mover, seconds, max_nodes=max_nodes, barred=barred, threads=threads).run()

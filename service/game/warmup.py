@@ -10,7 +10,7 @@ from service.game import alphabeta
 from service.game.analysis import analyse
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import search
+from service.game.search import Search, search
 
 #: Positions that take every compiled function down each of its paths: heuristic (with a
 #: threat to block), by shapes (five in a row), exact, and misère.
@@ -31,6 +31,9 @@ def prepare() -> int:
         mover = Mark.O if board.count(Mark.X) > board.count(Mark.O) else Mark.X
         search(board, mover, 60.0, max_nodes=2_000)
         analyse(board, mover, 60.0, max_nodes=2_000)
+        # What a search on two threads calls; a node limit keeps it short here.
+        shared = Search(board, mover, 60.0, max_nodes=2_000)
+        shared.shared_tree(2).deepen(shared.position.empty_cells()[0], shared.position.empty)
     return alphabeta.compilations() - before
 
 

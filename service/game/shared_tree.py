@@ -1,0 +1,214 @@
+"""The heuristic tree searched by several threads at once: principal variation splitting.
+
+One thread searches a node's first move (down the line of first moves, the same way), then
+every thread takes the node's next move in turn until none is left: each shows its move no
+better than the best so far with a null window, and searches it in full if it is. Each
+thread plays its moves in a compiled position of its own; the transposition table is the
+one the search was given, shared. The value found at each depth is the one one thread
+finds, but for what the table holds when a node is reached, which the threads' timing
+changes (`tests/test_shared_tree.py` holds them equal on four games); two threads reach
+a depth about 1.35 times as fast (docs/SEARCH.md). Nodes fewer
+than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one thread: sharing
+them costs more than they take.
+
+The threads run the compiled search (`service.game.alphabeta`, without the interpreter
+lock), and only between nodes near the root does Python hand out the moves. Each thread
+reads the clock as the one-thread search does; a search limited by nodes, whose answer
+must be the same every time, is never shared (`Search`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from service.game import alphabeta
+from service.game.alphabeta import HEURISTIC_LIMIT, MATE, Kernel
+
+#: Nodes at least this far from the leaves share their moves between the threads.
+SPLIT_FROM_DEPTH = 4
+
+
+@dataclass
+class _Best:
+    """A node's best value so far and its line, as the threads find them."""
+
+    value: int
+    line: list[int]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass(frozen=True)
+class _Window:
+    """Where a node is: plies from the root, who moves, plies to the leaves, its window."""
+
+    ply: int
+    player: int
+    depth: int
+    alpha: int
+    beta: int
+
+    def below(self) -> _Window:
+        """Return the window of the node after a move, from the other side."""
+        return _Window(self.ply + 1, 3 - self.player, self.depth - 1, -self.beta, -self.alpha)
+
+
+class SharedTree:
+    """One search's tree on `threads` threads: `kernel` is the search's own (its position,
+    table and limits, its node count included); the others' positions are made from
+    `marks`, the same position, with the same barred root moves."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        marks: npt.NDArray[np.int64],
+        mover: int,
+        threads: int,
+        *,
+        misere: bool = False,
+    ) -> None:
+        geometry, state, table, limits = kernel
+        self.kernels = [kernel]
+        for _ in range(threads - 1):
+            helper = Kernel(
+                geometry, alphabeta.new_state(geometry, marks, state[8]), table, limits.copy()
+            )
+            helper.state[6][:] = state[6]  # the root's barred cells
+            helper.limits[0] = 0
+            self.kernels.append(helper)
+        self.mover = mover
+        self.misere = misere
+        self.stopped = threading.Event()
+        #: The root move searched in full and best so far at the depth being searched.
+        self.root_best: int | None = None
+
+    def nodes(self) -> int:
+        """Return the nodes every thread has searched, the main kernel's count included."""
+        return sum(int(kernel.limits[0]) for kernel in self.kernels)
+
+    def deepen(
+        self, fallback: int, empty: int, most_depth: int | None = None
+    ) -> tuple[int, int, int]:
+        """Search one depth more at a time until the deadline, a seen end, the `empty`
+        cells or `most_depth`; return the move, its value and the depth last finished, as
+        one thread's search does (`Search._deepen`): stopped by the deadline, the move the
+        stopped depth searched in full and found best, from its second depth on."""
+        best_move, best_value, finished = fallback, 0, 0
+        line: list[int] = []
+        main = self.kernels[0]
+        for depth in range(1, (empty if most_depth is None else most_depth) + 1):
+            self.root_best = None
+            if depth < SPLIT_FROM_DEPTH:
+                value, move = (int(found) for found in alphabeta.root_value(
+                    *main[:3], self.mover, depth, self.misere, False, main.limits
+                ))  # fmt: skip
+                found = None if value == alphabeta.ABORTED else value
+                line = [move]
+            else:
+                root = _Window(0, self.mover, depth, -MATE - 1, MATE + 1)
+                found, line = self._node(root, line)
+            if found is None:
+                if depth >= SPLIT_FROM_DEPTH and self.root_best is not None:
+                    best_move = self.root_best
+                elif depth > 1 and main.limits[3] >= 0:
+                    best_move = int(main.limits[3])
+                break
+            best_move, best_value, finished = line[0], found, depth
+            if abs(found) > HEURISTIC_LIMIT:
+                break  # an end was seen; deeper looks do not change the choice
+        return best_move, best_value, finished
+
+    def _node(self, node: _Window, line: list[int]) -> tuple[int | None, list[int]]:
+        """Return a node's value (None if the deadline stopped it) and its best line, with
+        the node's position played in every kernel; `line` is the last depth's, tried first."""
+        main = self.kernels[0]
+        if node.depth < SPLIT_FROM_DEPTH:
+            value = self._call(
+                main, alphabeta.node_value, node.player, node.depth, node.alpha, node.beta,
+                node.ply,
+            )  # fmt: skip
+            return (None, []) if self.stopped.is_set() else (value, [])
+        moves = [
+            int(cell)
+            for cell in alphabeta.node_moves(
+                *main[:3], node.player, node.depth, node.ply, self.misere
+            )
+        ]
+        if node.ply < len(line) and line[node.ply] in moves:
+            moves.remove(line[node.ply])
+            moves.insert(0, line[node.ply])
+        first, below = self._first(node, moves[0], line)
+        if first is None:
+            return None, []
+        if node.ply == 0:
+            self.root_best = moves[0]
+        best = _Best(first, [moves[0], *below])
+        if max(node.alpha, first) < node.beta and len(moves) > 1:
+            rest = iter(moves[1:])
+            helpers = [
+                threading.Thread(target=self._share, args=(kernel, node, rest, best))
+                for kernel in self.kernels[1:]
+            ]
+            for thread in helpers:
+                thread.start()
+            self._share(main, node, rest, best)
+            for thread in helpers:
+                thread.join()
+        return (None, []) if self.stopped.is_set() else (best.value, best.line)
+
+    def _first(self, node: _Window, move: int, line: list[int]) -> tuple[int | None, list[int]]:
+        """Return the value of a node's first move, searched down the line with the move
+        played in every kernel, and the line below it."""
+        completes = False
+        for geometry, state, _table, _limits in self.kernels:
+            completes = bool(alphabeta.play_move(geometry, state, move, node.player))
+        try:
+            if completes:  # the game ends at once: won, or under misère lost
+                return (-1 if self.misere else 1) * (MATE - node.ply - 1), []
+            if self.kernels[0].state[4][1] == 0:
+                return 0, []  # the board is full
+            value, below = self._node(node.below(), line)
+            return (None, []) if value is None else (-value, below)
+        finally:
+            for geometry, state, _table, _limits in self.kernels:
+                alphabeta.undo_move(geometry, state, move)
+
+    def _share(self, kernel: Kernel, node: _Window, rest: Iterator[int], best: _Best) -> None:
+        """Take a node's next move and search it, while any is left and no cut is found:
+        a null window first, then the full one if the move may be better than the best."""
+        while not self.stopped.is_set():
+            with best.lock:
+                move = next(rest, None)
+                floor = max(node.alpha, best.value)
+            if move is None or floor >= node.beta:
+                return
+            value = self._value_of(kernel, node, move, floor, floor + 1)
+            if floor < value < node.beta and not self.stopped.is_set():
+                with best.lock:
+                    floor = max(node.alpha, best.value)
+                value = self._value_of(kernel, node, move, floor, node.beta)
+            if self.stopped.is_set():
+                return
+            with best.lock:
+                if value > best.value:
+                    best.value, best.line = value, [move]
+                    if node.ply == 0:
+                        self.root_best = move
+
+    def _value_of(self, kernel: Kernel, node: _Window, move: int, alpha: int, beta: int) -> int:
+        return self._call(
+            kernel, alphabeta.move_value, move, node.player, node.depth, alpha, beta, node.ply
+        )
+
+    def _call(self, kernel: Kernel, function: Callable[..., int], *arguments: object) -> int:
+        """Call a compiled function of the tree on a kernel; mark the search stopped if the
+        deadline (or the node limit) stopped it."""
+        geometry, state, table, limits = kernel
+        value = int(function(geometry, state, table, *arguments, self.misere, False, limits))
+        if value == alphabeta.ABORTED:
+            self.stopped.set()
+        return value

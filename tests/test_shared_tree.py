@@ -1,0 +1,170 @@
+"""A search on several threads (`SharedTree`): the same tree as one thread's, depth for depth,
+sooner; the position handed back as it came; a node limit keeps a search on one thread; and
+the service gives a search the cores of the slots free when it starts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.api.admission import Admission, Asked, ThreadSlots
+from service.game import alphabeta
+from service.game.alphabeta import HEURISTIC_LIMIT
+from service.game.board import Board, Mark
+from service.game.renju import forbidden_cells
+from service.game.rules import Rules, Variant
+from service.game.search import Search, search
+from tests.helpers import gomoku_board
+
+TIME = 60.0
+
+#: Games whose trees are searched by shapes (five in a row) and by windows (four in a row).
+GAMES = [
+    Rules(15, 15, 5),
+    Rules(9, 9, 5, variant=Variant.STANDARD),
+    Rules(11, 11, 5, variant=Variant.RENJU),
+    Rules(9, 9, 4),
+]
+
+
+def crowded_middle(rules: Rules, seed: int, marks: int = 8) -> tuple[Board, Mark]:
+    """Return a seeded position of `marks` marks within two cells of the centre, X and O in
+    turn, that no line has ended, and the side to move."""
+    rng = random.Random(seed)
+    while True:
+        centre_row, centre_col = rules.rows // 2, rules.cols // 2
+        near = [
+            row * rules.cols + col
+            for row in range(centre_row - 2, centre_row + 3)
+            for col in range(centre_col - 2, centre_col + 3)
+        ]
+        board, mover = Board.empty(rules), Mark.X
+        for cell in rng.sample(near, marks):
+            board, mover = board.play(cell, mover), mover.opponent
+        if not board.status().is_over:
+            return board, mover
+
+
+def one_thread_value(board: Board, mover: Mark, depth: int) -> int:
+    """Return the tree's value of a position searched one depth at a time up to `depth`,
+    by one thread (as `Search` deepens), in a table of its own."""
+    alone = Search(board, mover, TIME)
+    value = 0
+    for each in range(1, depth + 1):
+        value, _move = alone._negamax_root(each, exact=False)
+    return value
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=str)
+@pytest.mark.parametrize("seed", range(3))
+def test_two_threads_find_the_value_one_thread_finds_at_each_depth(rules: Rules, seed: int) -> None:
+    """Shared out, the tree is the same tree: its value at a depth is one thread's."""
+    board, mover = crowded_middle(rules, seed)
+    for depth in (3, 4, 5):
+        shared = Search(board, mover, TIME)
+        tree = shared.shared_tree(2)
+        move, value, finished = tree.deepen(-1, shared.position.empty, most_depth=depth)
+        if finished < depth:  # an end seen: deeper looks stop, as one thread's do
+            assert abs(value) > HEURISTIC_LIMIT
+        assert value == one_thread_value(board, mover, finished)
+        assert move in board.empty_cells()
+
+
+@pytest.mark.parametrize("rules", GAMES, ids=str)
+def test_a_search_on_threads_hands_back_its_position_as_it_came(rules: Rules) -> None:
+    """Stopped by its deadline anywhere along the shared line, every move played in every
+    thread's position is taken back."""
+    board, mover = crowded_middle(rules, 7)
+    for seconds in (0.002, 0.01, 0.03):
+        found = Search(board, mover, seconds, threads=2)
+        before = [array.tolist() for array in found.kernel.state]
+        result = found.run()
+        assert result.move in board.empty_cells()
+        assert [array.tolist() for array in found.kernel.state] == before
+
+
+def test_a_node_limit_keeps_a_search_on_one_thread() -> None:
+    """A node limit promises the same answer every time: threads would not keep it."""
+    board, mover = crowded_middle(Rules(15, 15, 5), 3)
+    alone = search(board, mover, TIME, max_nodes=3000)
+    for _ in range(2):
+        asked_for_two = search(board, mover, TIME, max_nodes=3000, threads=2)
+        assert (asked_for_two.move, asked_for_two.nodes, asked_for_two.evaluation) == (
+            alone.move,
+            alone.nodes,
+            alone.evaluation,
+        )
+
+
+def test_threads_count_their_nodes_and_search_deeper_in_the_same_time() -> None:
+    """Both threads' nodes are counted; in the same time two threads finish at least the
+    depth one does, on most of a few seeded positions (a machine's noise aside)."""
+    deeper_or_same = 0
+    for seed in range(6):
+        board, mover = crowded_middle(Rules(15, 15, 5), seed, marks=6)
+        one = search(board, mover, 0.2)
+        two = search(board, mover, 0.2, threads=2)
+        assert two.nodes > 0
+        deeper_or_same += two.depth >= one.depth
+    assert deeper_or_same >= 4
+
+
+def test_under_renju_no_thread_makes_blacks_foul_its_move() -> None:
+    """The root's barred cells are every thread's: black's fouls are never its move."""
+    rules = Rules(15, 15, 5, variant=Variant.RENJU)
+    # Black to move; a double three at (7, 7) among its other choices.
+    board = gomoku_board(
+        {(7, 5): "X", (7, 6): "X", (5, 7): "X", (6, 7): "X", (0, 0): "O", (0, 2): "O",
+         (0, 4): "O", (14, 14): "O"},
+        rules,
+    )  # fmt: skip
+    fouls = frozenset(forbidden_cells(board))
+    assert 7 * 15 + 7 in fouls
+    for seconds in (0.05, 0.2):
+        found = search(board, Mark.X, seconds, barred=fouls, threads=2)
+        assert found.move not in fouls
+
+
+# --- the service: the cores of the free slots ---
+
+
+def test_a_search_gets_the_threads_of_the_slots_free_as_it_starts() -> None:
+    slots = ThreadSlots(3)
+    admission = Admission(250, 5000, slots, search_threads=2)
+    with admission.slot(Asked.MOVE, 250) as first:
+        assert first == 2  # its own slot and one free, as many as it may use
+        with admission.slot(Asked.MOVE, 250) as second:
+            assert second == 2
+            with admission.slot(Asked.MOVE, 250) as third:
+                assert third == 1  # no other slot is free
+    with admission.slot(Asked.MOVE, 250, searching=False) as none:
+        assert none == 1
+    one_thread = Admission(250, 5000, ThreadSlots(3), search_threads=1)
+    with one_thread.slot(Asked.MOVE, 250) as alone:
+        assert alone == 1
+
+
+def test_the_threads_a_search_may_use_do_not_hold_slots() -> None:
+    """A search on two threads takes one slot: a search that starts meanwhile runs."""
+    slots = ThreadSlots(2)
+    admission = Admission(250, 5000, slots, search_threads=2)
+    with admission.slot(Asked.MOVE, 250) as first:
+        assert first == 2
+        assert slots.free() == 1
+        with admission.slot(Asked.MOVE, 250) as second:
+            assert second == 1
+    assert slots.free() == 2
+
+
+def test_the_kernel_of_each_thread_is_its_own() -> None:
+    """Each thread plays its moves in a position of its own; the table is the one shared."""
+    board, mover = crowded_middle(Rules(15, 15, 5), 1)
+    shared = Search(board, mover, TIME).shared_tree(3)
+    first, *helpers = shared.kernels
+    for helper in helpers:
+        assert helper.table is first.table
+        assert helper.state[0] is not first.state[0]
+        assert helper.state[0].tolist() == first.state[0].tolist()
+        assert helper.limits is not first.limits
+    assert alphabeta.keeps_shapes(first)
