@@ -37,6 +37,20 @@ def test_each_slot_is_held_by_one_taker_at_a_time(tmp_path: Path) -> None:
     two()
 
 
+def test_the_free_slots_are_counted_across_takers(tmp_path: Path) -> None:
+    first, second = FileSlots(tmp_path, 3), FileSlots(tmp_path, 3)
+    assert first.free() == 3
+    one = first.try_take(1.0)
+    assert one is not None
+    two = second.try_take(1.0)
+    assert two is not None
+    assert (first.free(), second.free()) == (1, 1)
+    one()
+    assert second.free() == 2
+    two()
+    assert first.free() == 3
+
+
 def test_a_slot_held_by_another_process_is_taken_and_freed_by_its_death(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_A_SLOT, str(tmp_path)], stdout=subprocess.PIPE, text=True

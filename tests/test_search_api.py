@@ -51,6 +51,9 @@ class TakenSlots:
     def free_in(self) -> float:
         return 7.2
 
+    def free(self) -> int:
+        return 0
+
 
 SearchApp = Callable[..., Flask]
 

@@ -76,6 +76,7 @@ WHERE_EACH_VARIABLE_LANDS: list[tuple[str, str, Outcome, object]] = [
     ("SEARCH_MAX_BUDGET_MS", "8000", app("max_budget_ms"), 8000),
     ("SEARCH_BUDGET_MS", "100", app("default_budget_ms"), 100),
     ("SEARCH_SLOTS", "97", app("search_slots"), 97),
+    ("SEARCH_THREADS", "1", app("search_threads"), 1),
     ("ANSWER_CACHE_MB", "5", app("answer_cache_bytes"), 5 * 2**20),
     # python -m service hands these to prepare_metrics_dir and prepare_jit_cache.
     (
@@ -183,6 +184,7 @@ def test_the_default_budget_stays_within_a_lower_most() -> None:
         ),
         ({"SEARCH_BUDGET_MS": "0"}, "SEARCH_BUDGET_MS must be at least 1, not 0"),
         ({"SEARCH_SLOTS": "0"}, "SEARCH_SLOTS must be at least 1, not 0"),
+        ({"SEARCH_THREADS": "65"}, "SEARCH_THREADS must be between 1 and 64, not 65"),
         ({"ANSWER_CACHE_MB": "-5"}, "ANSWER_CACHE_MB must be at least 0, not -5"),
         (
             {"PORT": "0", "LOG_LEVEL": "loud"},

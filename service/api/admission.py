@@ -41,6 +41,9 @@ class SearchSlots(Protocol):
     def free_in(self) -> float:
         """Return in how many seconds the soonest taken slot's search will have spent its budget."""
 
+    def free(self) -> int:
+        """Return how many slots are free now."""
+
 
 class ThreadSlots:
     """Slots for the threads of one process (the development server; one worker)."""
@@ -68,6 +71,11 @@ class ThreadSlots:
                 return 0.0
             return max(0.0, min(self._until.values()) - time.monotonic())
 
+    def free(self) -> int:
+        """Return how many slots no search holds."""
+        with self._lock:
+            return self._count - len(self._until)
+
     def _give_back(self, token: int) -> None:
         with self._lock:
             del self._until[token]
@@ -84,9 +92,11 @@ class SearchListener(Protocol):
 
 
 class Admission:
-    """What a search may take: its budget, within the operator's bound, and a slot, taken
-    before any work or refused at once; the listener told of both, and `before_search`
-    called once a slot is taken (the server's step-aside: a search takes long)."""
+    """What a search may take: its budget, within the operator's bound, a slot, taken
+    before any work or refused at once, and the threads it may search with (the cores of
+    the slots free as it starts, up to `search_threads`); the listener told of searches
+    made and refused, and `before_search` called once a slot is taken (the server's
+    step-aside: a search takes long)."""
 
     def __init__(
         self,
@@ -95,9 +105,12 @@ class Admission:
         slots: SearchSlots,
         listener: SearchListener | None = None,
         before_search: Callable[[], None] | None = None,
+        *,
+        search_threads: int = 1,
     ) -> None:
         self.default_budget_ms = default_budget_ms
         self.max_budget_ms = max_budget_ms
+        self.search_threads = search_threads
         self._slots = slots
         self._listener = listener
         self._before_search = before_search
@@ -105,7 +118,9 @@ class Admission:
     @classmethod
     def with_defaults(cls) -> Admission:
         """Return the shipped budgets, with one slot per core in this process, and no listener."""
-        return cls(DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, ThreadSlots(cores()))
+        return cls(
+            DEFAULT_BUDGET_MS, DEFAULT_MAX_BUDGET_MS, ThreadSlots(cores()), search_threads=cores()
+        )
 
     def budget_ms(self, requested: int | None) -> int:
         """Return the budget a request asks for, or the default; a Problem if out of range."""
@@ -120,13 +135,15 @@ class Admission:
 
     def slot(
         self, asked: Asked, budget_ms: int, *, searching: bool = True
-    ) -> contextlib.AbstractContextManager[None]:
-        """Hold a search slot for searches of `budget_ms` in all, if answering searches;
-        raise the 503 Busy problem at once if none is free, saying when the soonest should be."""
-        return self._held(asked, budget_ms) if searching else contextlib.nullcontext()
+    ) -> contextlib.AbstractContextManager[int]:
+        """Hold a search slot for searches of `budget_ms` in all, if answering searches, and
+        give the threads they may search with: this slot's and the other free slots', up to
+        `search_threads` (1 if not searching). Raise the 503 Busy problem at once if no slot
+        is free, saying when the soonest should be."""
+        return self._held(asked, budget_ms) if searching else contextlib.nullcontext(1)
 
     @contextlib.contextmanager
-    def _held(self, asked: Asked, budget_ms: int) -> Iterator[None]:
+    def _held(self, asked: Asked, budget_ms: int) -> Iterator[int]:
         release = self._slots.try_take(budget_ms / 1000)
         if release is None:
             if self._listener is not None:
@@ -135,7 +152,10 @@ class Admission:
         try:
             if self._before_search is not None:
                 self._before_search()
-            yield
+            # The other free slots' cores are idle: the search uses them without holding
+            # them, so a search that starts meanwhile is not refused (they share the cores
+            # until this one's budget ends).
+            yield min(self.search_threads, 1 + self._slots.free())
         finally:
             release()
 

@@ -109,8 +109,10 @@ class Answers:
                 self._told(outcome)
                 return Answer(body, lasting=True)
         planned = self._plan(request)
-        with self._admission.slot(Asked.MOVE, planned.budget_ms, searching=planned.searches):
-            answer, outcome = self._answer(planned, planned.budget_ms)
+        with self._admission.slot(
+            Asked.MOVE, planned.budget_ms, searching=planned.searches
+        ) as threads:
+            answer, outcome = self._answer(planned, planned.budget_ms, threads)
         self._told(outcome)
         return answer
 
@@ -137,14 +139,16 @@ class Answers:
             else:
                 plans.append(planned)
         results: list[bytes] = []
-        with self._admission.slot(Asked.BATCH, budgets.spent_ms, searching=budgets.spent_ms > 0):
+        with self._admission.slot(
+            Asked.BATCH, budgets.spent_ms, searching=budgets.spent_ms > 0
+        ) as threads:
             budgets.start()
             for plan in plans:
                 if isinstance(plan, Problem):
                     results.append(plan.to_json())
                     continue
                 budget_ms = budgets.left_for(plan.budget_ms) if plan.searches else plan.budget_ms
-                answer, outcome = self._answer(plan, budget_ms)
+                answer, outcome = self._answer(plan, budget_ms, threads)
                 self._told(outcome)
                 results.append(answer.body)
         return b'{"results":[' + b",".join(results) + b"]}"
@@ -156,7 +160,7 @@ class Answers:
         position = self._engine.position(game.board, request.player, foul=game.foul)
         return Planned(request, position, budget_ms, position.searches_for(request.difficulty))
 
-    def _answer(self, planned: Planned, budget_ms: int) -> tuple[Answer, str]:
+    def _answer(self, planned: Planned, budget_ms: int, threads: int) -> tuple[Answer, str]:
         """Answer a planned move request: from the cache, the table, the rules or a search."""
         request, position = planned.request, planned.position
         # Perfect play or a seed, from a table: the same request always gets the same answer.
@@ -167,7 +171,9 @@ class Answers:
                 lambda: self._serialize(position, budget_ms),
             )
         else:
-            body, outcome = self._serialize(position, budget_ms, request.difficulty, request.seed)
+            body, outcome = self._serialize(
+                position, budget_ms, request.difficulty, request.seed, threads
+            )
         return Answer(body, lasting), outcome
 
     def _told(self, outcome: str) -> None:
@@ -192,9 +198,12 @@ class Answers:
         budget_ms: int,
         difficulty: Difficulty = Difficulty.PERFECT,
         seed: int | None = None,
+        threads: int = 1,
     ) -> Cached:
         rng = random.Random(seed) if seed is not None else None  # noqa: S311 -- a game move
-        advice = self._engine.advise(position, difficulty, rng, budget_seconds=budget_ms / 1000)
+        advice = self._engine.advise(
+            position, difficulty, rng, budget_seconds=budget_ms / 1000, threads=threads
+        )
         self._admission.heard(advice.search)
         body = MoveResponse.from_advice(advice, budget_ms).to_json(
             searched_game=advice.searched_game

@@ -57,6 +57,7 @@ def create_app(
                 search_slots if search_slots is not None else ThreadSlots(settings.search_slots),
                 on_search,
                 before_search=step_aside,
+                search_threads=settings.search_threads,
             ),
         ),
         openapi_document=files("service.api").joinpath("openapi.yaml").read_bytes(),

@@ -37,3 +37,5 @@ class AppSettings:
     max_budget_ms: int = DEFAULT_MAX_BUDGET_MS
     #: How many searches may run at once (in this process, unless the server shares slots).
     search_slots: int = field(default_factory=cores)
+    #: The most threads one search may use; it uses only the slots free when it starts.
+    search_threads: int = field(default_factory=cores)

@@ -302,12 +302,14 @@ class Engine:
         rng: random.Random | None = None,
         *,
         budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+        threads: int = 1,
     ) -> MoveAdvice:
         """Return the move to play at `difficulty` in a position.
 
         Every level but "perfect" draws from `rng`, which a caller seeds for a reproducible
         choice; without one, a freshly seeded generator is used, never the global one. A game
-        beyond the tables is searched for up to `budget_seconds`, when the level needs it.
+        beyond the tables is searched for up to `budget_seconds`, by `threads` threads at
+        once, when the level needs it.
         """
         board, player, status = position.board, position.side_to_move, position.status
         searched_game = not position.in_table
@@ -328,7 +330,7 @@ class Engine:
         if rng is None and difficulty is not Difficulty.PERFECT:
             rng = random.Random()  # noqa: S311 -- a game move, not a secret
         if searched_game:
-            advice = self._advise_by_search(position, difficulty, rng, budget_seconds)
+            advice = self._advise_by_search(position, difficulty, rng, budget_seconds, threads)
             if not board.rules.variant.has_fouls:
                 return advice
             after = advice.board
@@ -359,12 +361,13 @@ class Engine:
         difficulty: Difficulty,
         rng: random.Random | None,
         budget_seconds: float,
+        threads: int,
     ) -> MoveAdvice:
         board, player, barred = position.board, position.side_to_move, position.forbidden
         searches: list[SearchResult] = []
 
         def searched_move() -> int:
-            searches.append(search(board, player, budget_seconds, barred=barred))
+            searches.append(search(board, player, budget_seconds, barred=barred, threads=threads))
             return searches[0].move
 
         move = choose_move(board, player, searched_move, difficulty, rng, barred=barred)

@@ -36,6 +36,8 @@ from service.api.app_settings import (
 MEBIBYTE = 1024 * 1024
 #: The most an operator may let one search take (and the drain after SIGTERM must be longer).
 LONGEST_BUDGET_MS = 20_000
+#: The most threads one search may be given: past the cores of any machine it would run on.
+MOST_SEARCH_THREADS = 64
 #: Variables the service's libraries read themselves, on import: numba and prometheus_client.
 JIT_CACHE_VARIABLE = "NUMBA_CACHE_DIR"
 METRICS_DIR_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
@@ -176,6 +178,16 @@ class Environment(BaseModel):
         description="how many searches run at once, across all workers; one more is refused "
         "with 503 `busy`. In a container limited to fewer CPUs than the node has, set it to "
         "the limit",
+        json_schema_extra={"shown_default": "the CPUs this process may use"},
+    )
+    search_threads: int = Field(
+        default_factory=cores,
+        alias="SEARCH_THREADS",
+        ge=1,
+        le=MOST_SEARCH_THREADS,
+        description="the most threads one search uses: a search that starts while other slots "
+        "are free also searches on their cores, up to this many threads in all (without "
+        "holding those slots: a search that starts later still runs)",
         json_schema_extra={"shown_default": "the CPUs this process may use"},
     )
     answer_cache_mb: int = Field(
@@ -326,6 +338,7 @@ class Environment(BaseModel):
                 default_budget_ms=default_budget_ms,
                 max_budget_ms=self.search_max_budget_ms,
                 search_slots=self.search_slots,
+                search_threads=self.search_threads,
             ),
             access_log=self.access_log,
             metrics_dir=metrics_dir,

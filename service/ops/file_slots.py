@@ -62,3 +62,19 @@ class FileSlots:
             with contextlib.suppress(ValueError):  # a holder still writing it
                 ends.append(float(written))
         return max(0.0, min(ends) - time.monotonic()) if ends else 0.0
+
+    def free(self) -> int:
+        """Return how many slots' files no search holds locked now."""
+        free = 0
+        for path in self._paths:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                # A shared lock is refused only while a search holds the exclusive one.
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            else:
+                free += 1
+            finally:
+                os.close(fd)
+        return free

@@ -519,7 +519,10 @@ export interface components {
              *     the end); `heuristic`, the last depth that iterative deepening finished.
              */
             depth: number;
-            /** @description The positions the search visited. */
+            /**
+             * @description The positions the search visited, on every thread it searched with (a search that
+             *     starts while other search slots are free also uses their cores: `SEARCH_THREADS`).
+             */
             nodes: number;
             /** @description The time the search took, its set-up included; at most the budget and a few milliseconds. */
             time_ms: number;
