@@ -168,3 +168,28 @@ def test_the_kernel_of_each_thread_is_its_own() -> None:
         assert helper.state[0].tolist() == first.state[0].tolist()
         assert helper.limits is not first.limits
     assert alphabeta.keeps_shapes(first)
+
+
+def test_a_depth_cut_short_plays_the_last_depths_move_or_one_it_showed_better() -> None:
+    """Stopped within a depth, the tree plays the last finished depth's move unless the
+    stopped depth has searched another in full and found it better (as one thread's
+    search does). One thread and a node limit make every cut the same each time."""
+    board, mover = crowded_middle(Rules(15, 15, 5), 6)
+    finished_moves = {}
+    for depth in range(1, 10):
+        alone = Search(board, mover, TIME)
+        for each in range(1, depth + 1):
+            _value, finished_moves[depth] = alone._negamax_root(each, exact=False)
+    kept = shown_better = 0
+    for node_limit in range(2_000, 60_000, 2_000):
+        cut = Search(board, mover, TIME, max_nodes=node_limit)
+        tree = cut.shared_tree(1)
+        move, _value, depth = tree.deepen(-1, cut.position.empty)
+        if tree.root_best is None:
+            assert move == finished_moves[depth]
+            kept += 1
+        else:
+            assert move == tree.root_best
+            shown_better += move != finished_moves[depth]
+    assert kept > 0
+    assert shown_better > 0

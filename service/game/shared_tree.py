@@ -112,10 +112,13 @@ class SharedTree:
                 root = _Window(0, self.mover, depth, -MATE - 1, MATE + 1)
                 found, line = self._node(root, line)
             if found is None:
-                if depth >= SPLIT_FROM_DEPTH and self.root_best is not None:
-                    best_move = self.root_best
-                elif depth > 1 and main.limits[3] >= 0:
-                    best_move = int(main.limits[3])
+                # The move the stopped depth has shown best so far, searched in full: the
+                # compiled root's record below SPLIT_FROM_DEPTH, this tree's from there.
+                stopped = self.root_best
+                if depth < SPLIT_FROM_DEPTH:
+                    stopped = int(main.limits[3]) if main.limits[3] >= 0 else None
+                if stopped is not None and depth > 1:
+                    best_move = stopped
                 break
             best_move, best_value, finished = line[0], found, depth
             if abs(found) > HEURISTIC_LIMIT:
