@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
+from service.api.app_settings import cores
 from service.game.board import Board, Mark
 from service.game.renju import forbidden_cells
 from service.game.rules import Rules, Variant
@@ -58,7 +59,8 @@ class Match:
             else frozenset()
         )
         seconds = max((self.turn_ms - MARGIN_MS) / 1000 - (time.perf_counter() - received), 0.01)
-        cell = search(board, mover, seconds, barred=barred).move
+        # As an idle server searches (SEARCH_THREADS): on every core it may use.
+        cell = search(board, mover, seconds, barred=barred, threads=cores()).move
         self.moves.append((cell, True))
         return cell
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
+from service.api.app_settings import cores
 from service.game.board import Board, GameStatus, Mark
 from service.game.renju import forbidden_cells, foul
 from service.game.rules import Rules, Variant
@@ -205,7 +206,8 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
             black_moves = fouls and mover is Mark.X
             if mover is ours:
                 barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
-                found = search(board, mover, budget_ms / 1000, barred=barred)
+                # As an idle server searches (SEARCH_THREADS): on every core it may use.
+                found = search(board, mover, budget_ms / 1000, barred=barred, threads=cores())
                 longest_search = max(longest_search, found.seconds)
                 speeds.append(found.nodes / max(found.seconds, 1e-9))
                 cell = found.move

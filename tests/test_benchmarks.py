@@ -21,6 +21,7 @@ from benchmarks import (
     http_bench,
     ladder,
     search_bench,
+    threads,
 )
 from benchmarks.floor_app import app as floor_app
 from benchmarks.http_bench import ROOT
@@ -130,6 +131,17 @@ def test_the_edge_threes_give_the_threat_search_work_and_nothing_to_find() -> No
     found = Search(board, mover, 60, max_nodes=1_000_000)
     assert found._threat_line() is None
     assert found.nodes > 10_000
+
+
+def test_the_threads_benchmark_searches_each_way_from_unfinished_openings() -> None:
+    boards = threads.positions(4)
+    assert len(boards) == 4
+    for board, _mover in boards:
+        assert not board.status().is_over
+        assert 4 <= 225 - len(board.empty_cells()) <= 7
+    figures = threads.measure(2, 20, 1)
+    assert len(figures) == 3
+    assert all(depth >= 1 and nodes > 0 for depth, nodes in figures.values())
 
 
 def test_a_ladder_game_is_played_to_its_end_from_a_three_stone_opening() -> None:
