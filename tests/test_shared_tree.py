@@ -19,12 +19,14 @@ from tests.helpers import gomoku_board
 
 TIME = 60.0
 
-#: Games whose trees are searched by shapes (five in a row) and by windows (four in a row).
+#: Games whose trees are searched by shapes (five in a row) and by windows (four in a row,
+#: normal and misère).
 GAMES = [
     Rules(15, 15, 5),
     Rules(9, 9, 5, variant=Variant.STANDARD),
     Rules(11, 11, 5, variant=Variant.RENJU),
     Rules(9, 9, 4),
+    Rules(9, 9, 4, misere=True),
 ]
 
 

@@ -4,12 +4,14 @@ One thread searches a node's first move (down the line of first moves, the same 
 every thread takes the node's next move in turn until none is left: each shows its move no
 better than the best so far with a null window, and searches it in full if it is. Each
 thread plays its moves in a compiled position of its own; the transposition table is the
-one the search was given, shared. The value found at each depth is the one one thread
-finds, but for what the table holds when a node is reached, which the threads' timing
-changes (`tests/test_shared_tree.py` holds them equal on four games); two threads reach
-a depth about 1.35 times as fast (docs/SEARCH.md). Nodes fewer
-than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one thread: sharing
-them costs more than they take.
+one the search was given, shared. At each depth the tree finds the value one thread's
+search finds, save what the table holds when a node is reached, which the threads'
+timing changes (`tests/test_shared_tree.py` holds them equal on five games); two threads
+reach a depth about 1.35 times as fast (docs/SEARCH.md). Stopped by the deadline within a
+depth, it plays as one thread does: the last finished depth's move, unless the stopped
+depth has searched another in full and found it better. Nodes fewer than
+SPLIT_FROM_DEPTH plies from the leaves are searched whole by one thread: sharing them
+costs more than they take.
 
 The threads run the compiled search (`service.game.alphabeta`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
