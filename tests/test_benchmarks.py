@@ -133,6 +133,18 @@ def test_the_edge_threes_give_the_threat_search_work_and_nothing_to_find() -> No
     assert found.nodes > 10_000
 
 
+def test_on_the_edge_threes_the_run_of_fours_leaves_the_tree_half_the_search() -> None:
+    """Many fours and no run among them: the look for one stops at half the search's
+    nodes (as at half its time), and the tree searches with the rest."""
+    board, mover = search_bench.edge_threes()
+    found = Search(board, mover, 60, max_nodes=20_000)
+    assert found._threat_line() is None
+    assert found.nodes <= 10_000
+    result = Search(board, mover, 60, max_nodes=20_000).run()
+    assert result.method is Method.HEURISTIC
+    assert result.depth >= 2
+
+
 def test_the_threads_benchmark_searches_each_way_from_unfinished_openings() -> None:
     boards = threads.positions(4)
     assert len(boards) == 4

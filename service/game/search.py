@@ -66,6 +66,7 @@ from service.game.threats import (
     DEFENCE_THREES,
     EXACT_MOVE_PLIES,
     EXACT_RUN_PLIES,
+    FOURS_SEARCH_SHARE,
     RENJU_EXACT_PLIES,
     THREAT_SEARCH_MOVES,
     THREE_SEARCH_K,
@@ -275,9 +276,10 @@ class Search:
         """Return the shortest win by fours found in time, else a win by fours and threes
         (where threes are tried), or None."""
         try:
-            plies, first = self._compiled(
-                alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
-            )
+            with self._slice(FOURS_SEARCH_SHARE):
+                plies, first = self._compiled(
+                    alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
+                )
         except OutOfTime:
             return None
         if plies > 0:

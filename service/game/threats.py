@@ -36,7 +36,8 @@ THREE_SEARCH_THREES threes, the fewest first, and after its first move only thre
 lines through its last move. Its length is the proof's, the
 longest defence's: a bound. It is the fastest win only up to EXACT_RUN_PLIES (no run of
 fours wins, so there is no win in three), and so is its first move's value, since a defence
-is a choice. The search spends at most THREE_SEARCH_SHARE of its time on it.
+is a choice. The search spends at most FOURS_SEARCH_SHARE of its time on the run of fours,
+and THREE_SEARCH_SHARE of what is left on the win by threes.
 
 Before the tree searches, the root's candidates after which the opponent wins by a run of
 fours (DEFENCE_THREES: no threes), as far as DEFENCE_NODES nodes each find, are barred
@@ -61,6 +62,11 @@ RENJU_EXACT_PLIES = 3
 
 #: How many threes a win by fours and threes (a VCT) may use at most.
 THREE_SEARCH_THREES = 3
+
+#: The share of the time left that the look for a run of fours may take: with many fours
+#: on the board and no run among them it once took the whole budget (97,000 nodes), and
+#: the tree, given what was left, finished one ply.
+FOURS_SEARCH_SHARE = 0.5
 
 #: The share of the time left that the look for a win by threes may take.
 THREE_SEARCH_SHARE = 0.125
