@@ -154,8 +154,9 @@ class Admission:
                 self._before_search()
             # The other free slots' cores are idle: the search uses them without holding
             # them, so a search that starts meanwhile is not refused (they share the cores
-            # until this one's budget ends).
-            yield min(self.search_threads, 1 + self._slots.free())
+            # until this one's budget ends). One thread asks nothing of the slots.
+            threads = self.search_threads
+            yield 1 if threads == 1 else min(threads, 1 + self._slots.free())
         finally:
             release()
 

@@ -1146,6 +1146,19 @@ def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere):
 
 
 @_uncounted
+def _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Write the moves the tree tries at a node `ply` plies below the root, `depth` from
+    its leaves, into its ply's row of the work, in its order (`hint` first; at the root,
+    never a barred cell); return how many."""
+    count = _candidates(
+        geometry, state, player, hint, misere, exact, depth >= SHAPED_FROM_DEPTH, True, work, ply
+    )
+    if ply == 0:
+        count = _unbarred(state, work[0][ply], count)
+    return count
+
+
+@_uncounted
 # Forced ends, the first move and the later ones, and the abort: hence the branches.
 def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits, work
@@ -1158,12 +1171,8 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     stored_depth, stored_value, bound, hint = _probe(table, key)
     if ply > 0 and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
         return stored_value
-    count = _candidates(
-        geometry, state, player, hint, misere, exact, depth >= SHAPED_FROM_DEPTH, True, work, ply
-    )
+    count = _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work)
     moves = work[0][ply]  # this ply's row: the plies below write only theirs
-    if ply == 0:
-        count = _unbarred(state, moves, count)
     if depth <= 1:
         best_value, best_move = _best_leaf(
             geometry, state, moves, count, player, alpha, beta, ply, misere
@@ -1251,12 +1260,9 @@ def node_moves(geometry, state, table, player, depth, ply, misere):  # type: ign
     its leaves, in its order (the table's move first; at the root, never a barred cell)."""
     work = _work(state, ply + 1)
     hint = _probe(table, state[5][0])[3]
-    shaped = depth >= SHAPED_FROM_DEPTH
-    count = _candidates(geometry, state, player, hint, misere, False, shaped, True, work, ply)
-    moves = work[0][ply]
-    if ply == 0:
-        count = _unbarred(state, moves, count)
-    return moves[:count].copy()
+    exact = False  # a search shared between threads is never exact (`Search`)
+    count = _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work)
+    return work[0][ply][:count].copy()
 
 
 @njit(cache=True, nogil=True)

@@ -14,6 +14,7 @@ import functools
 import itertools
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from service.api.admission import Release
@@ -49,32 +50,27 @@ class FileSlots:
         """Return when the soonest taken slot's budget ends, by what its holder wrote; 0 if a
         slot is free or no holder's end can be read."""
         ends = []
-        for path in self._paths:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                written = os.pread(fd, 64, 0)
-            else:
+        for written in self._holders():
+            if written is None:
                 return 0.0  # freed since the caller was refused
-            finally:
-                os.close(fd)
             with contextlib.suppress(ValueError):  # a holder still writing it
                 ends.append(float(written))
         return max(0.0, min(ends) - time.monotonic()) if ends else 0.0
 
     def free(self) -> int:
         """Return how many slots' files no search holds locked now."""
-        free = 0
+        return sum(written is None for written in self._holders())
+
+    def _holders(self) -> Iterator[bytes | None]:
+        """Yield, slot by slot, what its holder wrote if a search holds it, else None."""
         for path in self._paths:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 # A shared lock is refused only while a search holds the exclusive one.
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except BlockingIOError:
-                continue
+                yield os.pread(fd, 64, 0)
             else:
-                free += 1
+                yield None
             finally:
                 os.close(fd)
-        return free
