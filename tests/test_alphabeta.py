@@ -531,6 +531,28 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
         assert (state[13] == afresh[13]).all()
 
 
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
+    variant: Variant,
+) -> None:
+    """The leaves read a win at once from the move's shapes (`_makes_five`): on crowded
+    seeded positions of every variant, for every empty cell and both sides, it is the
+    windows' own judgement (`_change_by`)."""
+    rng = random.Random(5)
+    rules = Rules(15, 15, 5, variant=variant)
+    geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
+    fives = 0
+    for step in range(150):
+        cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
+        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        for empty in np.flatnonzero(state[0] == 0):
+            for player in (1, 2):
+                completes = alphabeta._change_by(geometry, state, empty, player)[0]
+                assert alphabeta._makes_five(state, empty, player) == completes
+                fives += completes
+    assert fives > 100
+
+
 def tried_below_the_root(kernel: alphabeta.Kernel, player: int) -> list[int]:
     """The moves the tree tries for `player` at a node one ply below its root."""
     geometry, state, _table, _limits = kernel
@@ -621,6 +643,59 @@ def test_two_fours_at_once_to_make_win_a_leaf_except_blacks_under_renju(variant:
     else:
         assert -alphabeta.SHAPE_WIN < value_to_o < 0
         assert state[10][1, alphabeta.DOUBLE_FOURS] == 0
+
+
+def x_to_move(
+    rules: Rules, x_cells: list[tuple[int, int]], o_cells: list[tuple[int, int]]
+) -> alphabeta.Kernel:
+    """The kernel of a position with as many X as O on it (X to move): each list's cells
+    as (row, column)."""
+    board = Board.empty(rules)
+    for x_cell, o_cell in zip(x_cells, o_cells, strict=True):
+        board = board.play(x_cell[0] * 15 + x_cell[1], Mark.X)
+        board = board.play(o_cell[0] * 15 + o_cell[1], Mark.O)
+    return Search(board, Mark.X, TIME).kernel
+
+
+#: Far from everything: O's marks that make nothing.
+CORNERS = [(0, 0), (0, 14), (14, 0), (14, 14), (0, 7), (14, 7)]
+
+
+@pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.STANDARD, Variant.RENJU])
+def test_a_four_and_an_open_three_at_once_win_a_leaf_when_no_four_answers(
+    variant: Variant,
+) -> None:
+    """X's three on row 7, closed by an O, and its two on column 7 meet at (7, 7): there X
+    makes a four and an open three at once. O, with no four to make, must block the four,
+    and the three becomes an open four: the leaf is won for X, black under renju too (a
+    four-three is no foul). Given a four of its own to make, O may answer with it: the
+    leaf is only what its shapes are worth."""
+    rules = Rules(15, 15, 5, variant=variant)
+    x_cells = [(7, 4), (7, 5), (7, 6), (5, 7), (6, 7)]
+    kernel = x_to_move(rules, x_cells, [(7, 3), *CORNERS[:4]])
+    state = kernel.state
+    assert state[10][1, alphabeta.FOUR_THREES] == 1
+    assert alphabeta._shape_value(state, 2) == -alphabeta.SHAPE_WIN
+    # O's three along the top row, its end the board's edge: a four to make at (0, 3).
+    answered = x_to_move(rules, x_cells, [(7, 3), (0, 0), (0, 1), (0, 2), (14, 14)]).state
+    assert answered[10][2, alphabeta.FOUR] > 0
+    assert -alphabeta.SHAPE_WIN < alphabeta._shape_value(answered, 2) < 0
+
+
+@pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
+def test_two_open_threes_at_once_win_a_leaf_except_blacks_under_renju(variant: Variant) -> None:
+    """X's open twos on row 7 and column 7 meet at (7, 7), where X makes two open threes at
+    once: O, with no four or open four to make, stops one and X makes an open four of the
+    other. Under renju it is black's foul, and only worth what its shapes are."""
+    rules = Rules(15, 15, 5, variant=variant)
+    state = x_to_move(rules, [(7, 5), (7, 6), (5, 7), (6, 7)], CORNERS[:4]).state
+    value_to_o = alphabeta._shape_value(state, 2)
+    if variant is Variant.FREESTYLE:
+        assert state[10][1, alphabeta.DOUBLE_THREES] >= 1
+        assert value_to_o == -alphabeta.SHAPE_WIN
+    else:
+        assert state[10][1, alphabeta.DOUBLE_THREES] == 0
+        assert -alphabeta.SHAPE_WIN < value_to_o < 0
 
 
 def test_five_in_a_row_keeps_shapes_in_every_variant() -> None:

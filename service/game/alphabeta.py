@@ -104,10 +104,11 @@ class Kernel(NamedTuple):
     #: window when there are none; then, for the shapes (five in a row only): the rule's
     #: table of shapes (`shape_table`), each cell's key per direction (its 8 or 10
     #: neighbours), the tally of shapes each side could make (3 x 9: the shapes, then
-    #: DOUBLE_FOURS), [1 if the game keeps shapes, the player whose double fours are
-    #: fouls or 0, 1 if one stone may stop two fives (caro)], each cell's neighbours per
-    #: direction (cells x 4 x 8 or 10, -1 off the board), and the directions each side
-    #: makes a four in at each cell (cells x 3).
+    #: DOUBLE_FOURS, FOUR_THREES, DOUBLE_THREES), [1 if the game keeps shapes, the player
+    #: whose double fours and threes are fouls or 0, 1 if one stone may stop two fives
+    #: (caro)], each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
+    #: board), and the directions each side makes a four and an open three in at each cell
+    #: (cells x 3 x 2).
     state: tuple[
         Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints,
         npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints,
@@ -298,6 +299,13 @@ LESSER_VALUES = np.array([0, 2, 5, 5, 12, 12, 0, 0], dtype=np.int64)
 #: except black's under renju, where it is a foul.
 DOUBLE_FOURS = 8
 
+#: Where the tally counts the cells at which a side makes a four and an open three at once,
+#: and those where it makes two open threes (not black's under renju: a foul). For the
+#: side to move, when the other side has no four to make, either wins in five plies (a
+#: four that the block cannot answer, then the open four; two threes no one stone stops),
+#: as Rapfi's static win check reads them (`_shape_value`).
+FOUR_THREES, DOUBLE_THREES = 9, 10
+
 #: A leaf the shapes decide: a five to make, two fives against one stop, or an open four
 #: (or two fours at once) to make with no five against it. Far above what the shapes of a
 #: position sum to.
@@ -436,17 +444,35 @@ def _slot_place(slot, half):  # type: ignore[no-untyped-def]
 @_uncounted
 def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the
-    tally, and the cells where a side makes fours in two directions (DOUBLE_FOURS)."""
-    keys, table, tally, fours_at = state[9], state[8], state[10], state[13]
+    tally, and the cells where a side makes two threats at once (`_tally_threats`)."""
+    keys, table, tally = state[9], state[8], state[10]
     key = keys[cell, direction]
     for player in range(1, 3):
         shape = table[player, key]
         tally[player, shape] += step
-        if shape == FOUR and state[11][1] != player:
-            before = fours_at[cell, player]
-            fours_at[cell, player] = before + step
-            if (step > 0 and before == 1) or (step < 0 and before == 2):
-                tally[player, DOUBLE_FOURS] += step
+        if shape == FOUR:
+            _tally_threats(state, cell, player, 0, step)
+        elif shape == OPEN_THREE:
+            _tally_threats(state, cell, player, 1, step)
+
+
+@_uncounted
+def _tally_threats(state, cell, player, kind, step):  # type: ignore[no-untyped-def]
+    """Count a direction in which `player` makes a four (`kind` 0) or an open three (1) at
+    an empty cell in (1) or out (-1), and the cell's double threats in the tally: two
+    fours (DOUBLE_FOURS), a four and an open three (FOUR_THREES), two open threes
+    (DOUBLE_THREES); the doubles black's fouls would be under renju are not counted."""
+    made, tally = state[13], state[10]
+    fouls = state[11][1] == player
+    fours, threes = made[cell, player, 0], made[cell, player, 1]
+    before_fours = not fouls and fours >= 2
+    before_four_three = fours >= 1 and threes >= 1
+    before_threes = not fouls and threes >= 2
+    made[cell, player, kind] += step
+    fours, threes = made[cell, player, 0], made[cell, player, 1]
+    tally[player, DOUBLE_FOURS] += (not fouls and fours >= 2) - before_fours
+    tally[player, FOUR_THREES] += (fours >= 1 and threes >= 1) - before_four_three
+    tally[player, DOUBLE_THREES] += (not fouls and threes >= 2) - before_threes
 
 
 @_uncounted
@@ -537,6 +563,14 @@ def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
         tally[mover, OPEN_FOUR] > 0 or tally[mover, DOUBLE_FOURS] > 0
     ):
         return -SHAPE_WIN
+    if tally[waiting, FIVE] == 0 and tally[waiting, FOUR] == 0 and state[11][2] == 0:
+        # The other side has no four to answer with (caro aside, where closed ends count):
+        # a four and an open three at once wins, and two open threes unless it has an open
+        # four to make first.
+        if tally[mover, FOUR_THREES] > 0:
+            return -SHAPE_WIN
+        if tally[mover, DOUBLE_THREES] > 0 and tally[waiting, OPEN_FOUR] == 0:
+            return -SHAPE_WIN
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
     mine = 0
@@ -661,7 +695,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
     shaped = k == SHAPED_K
     half = 4 if shapes.shape[1] == 4**8 else 5
     neighbours, keys = _neighbours(geometry, size if shaped else 0, half)
-    tally = np.zeros((3, 9), dtype=np.int64)
+    tally = np.zeros((3, 11), dtype=np.int64)
     state = (
         np.zeros(size, dtype=np.int64),
         np.zeros((geometry[0].shape[0], 3), dtype=np.int64),
@@ -685,7 +719,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
             dtype=np.int64,
         ),
         neighbours,
-        np.zeros((size if shaped else 0, 3), dtype=np.int64),
+        np.zeros((size if shaped else 0, 3, 2), dtype=np.int64),
     )
     for cell in range(size):
         if marks[cell] != 0:
@@ -983,8 +1017,10 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
     count = 0
     if k < 4:
         return 0  # short lines: every other mark threatens, the answers are everywhere
-    if state[7][opponent, k - 2] == 0:
-        return 0  # no window of the opponent's is two marks short: no scan
+    if state[7][opponent, k - 2] == 0 or not _may_make_open_four(state, opponent):
+        # No window of the opponent's two marks short, or no cell where its shapes show
+        # two fives: no scan.
+        return 0
     for window in range(windows.shape[0]):
         if counts[window, opponent] != k - 2 or counts[window, player] != 0:
             continue
@@ -1007,6 +1043,21 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
             if counts[window, player] == k - 2 and counts[window, opponent] == 0:
                 count += _mark_empties(windows, cells, window, chosen)
     return count
+
+
+@_uncounted
+def _may_make_open_four(state, player):  # type: ignore[no-untyped-def]
+    """Return whether `player` may have a move that leaves two cells completing a line, as
+    the tally of shapes tells (always, where the game keeps none, or under caro, whose open
+    fours are fewer than such moves): an open four to make, or fours in two directions."""
+    if state[11][0] == 0 or state[11][2] == 1:
+        return True
+    tally = state[10]
+    if tally[player, OPEN_FOUR] > 0:
+        return True
+    if state[11][1] == player:
+        return tally[player, FOUR] >= 2  # renju's black: its double fours are not counted
+    return tally[player, DOUBLE_FOURS] > 0
 
 
 @_uncounted
@@ -1104,12 +1155,12 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
     shapes where the game keeps them (only the move's mark written into its neighbours'
     keys and taken out again), else from the window counts without playing it
     (`_change_by`)."""
-    completed, change = _change_by(geometry, state, move, player)
     if state[11][0] == 1 and not misere:
         # What `_play` would find and leave for `_shape_value`, without its counts, promise,
-        # near cells and hash, which no leaf reads: whether the move completes a line (as
-        # `_recount` judges it), whether it fills the board, and the tally of shapes.
-        if completed:
+        # near cells and hash, which no leaf reads: whether the move completes a line (a
+        # five in its shapes, as `_recount` judges it), whether it fills the board, and the
+        # tally of shapes.
+        if _makes_five(state, move, player):
             return MATE - ply - 1
         if state[4][1] == 1:
             return 0  # the board is full
@@ -1119,12 +1170,23 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
         _mark_lines(state, move, 0)
         _mark_near(geometry, state, move, -1)
         return value
+    completed, change = _change_by(geometry, state, move, player)
     if completed:
         # Completing a line ends the game at once: won, or under misère lost.
         return -(MATE - ply - 1) if misere else MATE - ply - 1
     if state[4][1] == 1:
         return 0  # the board is full
     return _heuristic_of(state[4][0] + change, player, misere)
+
+
+@_uncounted
+def _makes_five(state, cell, player):  # type: ignore[no-untyped-def]
+    """Return whether `player` playing the empty `cell` makes a five, as its shapes show."""
+    keys, table = state[9], state[8]
+    for direction in range(4):
+        if table[player, keys[cell, direction]] == FIVE:
+            return True
+    return False
 
 
 @_uncounted
