@@ -682,6 +682,26 @@ def test_a_four_and_an_open_three_at_once_win_a_leaf_when_no_four_answers(
     assert -alphabeta.SHAPE_WIN < alphabeta._shape_value(answered, 2) < 0
 
 
+def test_a_node_its_shapes_decide_is_not_searched() -> None:
+    """Below the root and above the leaves, a node where the side to move makes a four and
+    an open three at once, unanswered, is valued as the leaf would be, won, after one node;
+    the root is still searched (it must name a move): the four-three, whose line its
+    shapes decide two plies lower."""
+    kernel = x_to_move(Rules(15, 15, 5), [(7, 4), (7, 5), (7, 6), (5, 7), (6, 7)],
+                       [(7, 3), *CORNERS[:4]])  # fmt: skip
+    geometry, state, table, limits = kernel
+    limits[0] = 0
+    below = alphabeta.node_value(
+        geometry, state, table, 1, 4, -alphabeta.MATE, alphabeta.MATE, np.int64(1), False,
+        False, limits,
+    )  # fmt: skip
+    assert below == alphabeta.SHAPE_WIN
+    assert limits[0] == 1
+    value, move = alphabeta.root_value(geometry, state, table, 1, 5, False, False, limits)
+    assert (value, move) == (alphabeta.SHAPE_WIN, 7 * 15 + 7)
+    assert limits[0] > 2
+
+
 @pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
 def test_two_open_threes_at_once_win_a_leaf_except_blacks_under_renju(variant: Variant) -> None:
     """X's open twos on row 7 and column 7 meet at (7, 7), where X makes two open threes at

@@ -1183,7 +1183,8 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
 def _makes_five(state, cell, player):  # type: ignore[no-untyped-def]
     """Return whether `player` playing the empty `cell` makes a five, as its shapes show."""
     keys, table = state[9], state[8]
-    for direction in range(4):
+    # A loop, not any() of a generator: compiled without reference counts, no generators.
+    for direction in range(4):  # noqa: SIM110
         if table[player, keys[cell, direction]] == FIVE:
             return True
     return False
@@ -1221,6 +1222,31 @@ def _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work):
 
 
 @_uncounted
+def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return the value to `player`, to move at a node below the root and above the leaves,
+    of a position its shapes decide as a leaf's are (`_shape_value`: an open four, two
+    fours, a four and an open three, or two open threes to make, none answered), so that
+    the tree does not search what it would read as won or lost one ply lower (Rapfi's
+    static win check at every node); 0 if they do not, or where a five is to be made
+    (the tree finds that end, and proves it, in a ply or two)."""
+    if ply == 0 or depth <= 1 or misere or exact or state[11][0] == 0:
+        return 0
+    tally = state[10]
+    if tally[player, FIVE] > 0 or tally[3 - player, FIVE] >= 2:
+        return 0
+    value = _shape_value(state, 3 - player)  # to the player who has just moved
+    return -value if abs(value) == SHAPE_WIN else 0
+
+
+@njit(cache=True, nogil=True)
+def decided(state, player, depth, ply, misere):  # type: ignore[no-untyped-def]
+    """Return what the tree reads as decided at a node without searching it (`_decided`),
+    or 0: for the tree shared between threads, which the one thread's nodes must match."""
+    exact = False  # a search shared between threads is never exact (`Search`)
+    return _decided(state, player, depth, ply, misere, exact)
+
+
+@_uncounted
 # Forced ends, the first move and the later ones, and the abort: hence the branches.
 def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     geometry, state, table, player, depth, alpha, beta, ply, misere, exact, limits, work
@@ -1233,6 +1259,9 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     stored_depth, stored_value, bound, hint = _probe(table, key)
     if ply > 0 and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
         return stored_value
+    decided = _decided(state, player, depth, ply, misere, exact)
+    if decided != 0:
+        return decided
     count = _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work)
     moves = work[0][ply]  # this ply's row: the plies below write only theirs
     if depth <= 1:
