@@ -103,7 +103,7 @@ class Kernel(NamedTuple):
     #: other none, so that a look for lines one or two marks short skips the scan of every
     #: window when there are none; then, for the shapes (five in a row only): the rule's
     #: table of shapes (`shape_table`), each cell's key per direction (its 8 or 10
-    #: neighbours), the tally of shapes each side could make (3 x 9: the shapes, then
+    #: neighbours), the tally of shapes each side could make (3 x 11: the shapes, then
     #: DOUBLE_FOURS, FOUR_THREES, DOUBLE_THREES), [1 if the game keeps shapes, the player
     #: whose double fours and threes are fouls or 0, 1 if one stone may stop two fives
     #: (caro)], each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
