@@ -550,9 +550,12 @@ def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
-    """Return a leaf's value to the player who has just moved, from the shapes each side
-    could make next, the side to move's weighed 1.2 times (it makes its own first)."""
+def _shape_end(state, player_who_moved):  # type: ignore[no-untyped-def]
+    """Return what the shapes decide of a position to the player who has just moved:
+    -SHAPE_WIN won for the side to move (a five to make; with no five against it an open
+    four or two fours; with no four against it a four and an open three, or two open
+    threes and no open four against them), SHAPE_WIN lost for it (two fives against one
+    stop, not under caro), or 0."""
     tally = state[10]
     mover, waiting = 3 - player_who_moved, player_who_moved
     if tally[mover, FIVE] > 0:
@@ -571,6 +574,18 @@ def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
             return -SHAPE_WIN
         if tally[mover, DOUBLE_THREES] > 0 and tally[waiting, OPEN_FOUR] == 0:
             return -SHAPE_WIN
+    return 0
+
+
+@_uncounted
+def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
+    """Return a leaf's value to the player who has just moved, from the shapes each side
+    could make next, the side to move's weighed 1.2 times (it makes its own first)."""
+    decided = _shape_end(state, player_who_moved)
+    if decided != 0:
+        return decided
+    tally = state[10]
+    mover, waiting = 3 - player_who_moved, player_who_moved
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
     mine = 0
@@ -1224,7 +1239,7 @@ def _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work):
 @_uncounted
 def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return the value to `player`, to move at a node below the root and above the leaves,
-    of a position its shapes decide as a leaf's are (`_shape_value`: an open four, two
+    of a position its shapes decide as a leaf's are (`_shape_end`: an open four, two
     fours, a four and an open three, or two open threes to make, none answered), so that
     the tree does not search what it would read as won or lost one ply lower (Rapfi's
     static win check at every node); 0 if they do not, or where a five is to be made
@@ -1234,8 +1249,7 @@ def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyp
     tally = state[10]
     if tally[player, FIVE] > 0 or tally[3 - player, FIVE] >= 2:
         return 0
-    value = _shape_value(state, 3 - player)  # to the player who has just moved
-    return -value if abs(value) == SHAPE_WIN else 0
+    return -_shape_end(state, 3 - player)  # turned round from the player who has just moved
 
 
 @njit(cache=True, nogil=True)
