@@ -553,6 +553,43 @@ def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
     assert fives > 100
 
 
+def wine_move_value(shapes: list[int]) -> int:
+    """What a move making `shapes` (one a direction) is worth, as Wine's move values read:
+    a five; an open four or two fours; a four and an open three; two open threes; else a
+    little for each lesser shape."""
+    if alphabeta.FIVE in shapes:
+        return 5000
+    if alphabeta.OPEN_FOUR in shapes or shapes.count(alphabeta.FOUR) >= 2:
+        return 1200
+    if alphabeta.FOUR in shapes and alphabeta.OPEN_THREE in shapes:
+        return 1000
+    if shapes.count(alphabeta.OPEN_THREE) >= 2:
+        return 200
+    lesser = {alphabeta.BLOCKED_TWO: 2, alphabeta.OPEN_TWO: 5, alphabeta.BLOCKED_THREE: 5}
+    lesser |= {alphabeta.OPEN_THREE: 12, alphabeta.FOUR: 12}
+    return sum(lesser.get(shape, 0) for shape in shapes)
+
+
+def test_a_cells_move_value_is_wines_reading_of_its_four_shapes() -> None:
+    """The candidates' order reads a move's value from one table by its four shapes
+    (`cell_values`): on crowded seeded positions, for every empty cell and both sides, it
+    is Wine's rule applied to the shapes one by one."""
+    rng = random.Random(6)
+    rules = Rules(15, 15, 5)
+    geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
+    seen = set()
+    for step in range(150):
+        cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
+        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        for empty in np.flatnonzero(state[0] == 0):
+            for player in (1, 2):
+                shapes = [int(state[8][player, state[9][empty, d]]) for d in range(4)]
+                value = alphabeta._cell_value(state, empty, player)
+                assert value == wine_move_value(shapes)
+                seen.add(value)
+    assert {5000, 1200, 1000, 200} <= seen
+
+
 def tried_below_the_root(kernel: alphabeta.Kernel, player: int) -> list[int]:
     """The moves the tree tries for `player` at a node one ply below its root."""
     geometry, state, _table, _limits = kernel
