@@ -537,7 +537,7 @@ CELL_VALUES = cell_values()
 def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
     """Return what `player` playing the empty `cell` makes (`cell_values`)."""
     keys, table = state[9], state[8]
-    packed = 0
+    packed = np.int64(0)
     for direction in range(4):
         packed |= np.int64(table[player, keys[cell, direction]]) << (3 * direction)
     return CELL_VALUES[packed]
