@@ -553,6 +553,33 @@ def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
     assert fives > 100
 
 
+@pytest.mark.parametrize("variant", list(Variant))
+def test_a_leafs_tally_worked_out_without_its_move_is_the_tally_the_move_leaves(
+    variant: Variant,
+) -> None:
+    """The leaves read the tally a move would leave without playing it (`_tally_after`):
+    on seeded positions of every variant, from the first marks to a crowded board, for
+    every empty cell and both sides, it is the tally the move's marks bring about
+    (`_mark_near`, `_mark_lines`), and the position is left as it was."""
+    rng = random.Random(7)
+    rules = Rules(15, 15, 5, variant=variant)
+    geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
+    after = np.zeros_like(state[10])
+    for step in range(90):
+        cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
+        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        before = [array.copy() for array in state]
+        for empty in np.flatnonzero(state[0] == 0):
+            for player in (1, 2):
+                alphabeta._tally_after(geometry, state, empty, player, after)
+                alphabeta._mark_near(geometry, state, empty, 1)
+                alphabeta._mark_lines(state, empty, player)
+                assert (after[1:] == state[10][1:]).all()
+                alphabeta._mark_lines(state, empty, 0)
+                alphabeta._mark_near(geometry, state, empty, -1)
+        assert all((array == kept).all() for array, kept in zip(state, before, strict=True))
+
+
 def wine_move_value(shapes: list[int]) -> int:
     """What a move making `shapes` (one a direction) is worth, as Wine's move values read:
     a five; an open four or two fours; a four and an open three; two open threes; else a
@@ -654,7 +681,7 @@ def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None
     assert max(shapes) == alphabeta.FOUR  # X . X X . O with X's move between: no open four
     alphabeta._play(geometry, state, 110, 1)
     assert state[10][1, alphabeta.FIVE] == 2
-    assert alphabeta._shape_value(state, 1) < alphabeta.SHAPE_WIN  # O to move
+    assert alphabeta._shape_value(state[10], state[11][2], 1) < alphabeta.SHAPE_WIN  # O to move
     alphabeta._play(geometry, state, 108, 2)
     assert state[10][1, alphabeta.FIVE] == 0
 
@@ -673,7 +700,7 @@ def test_two_fours_at_once_to_make_win_a_leaf_except_blacks_under_renju(variant:
             o_cell[0] * 15 + o_cell[1], Mark.O
         )
     _geometry, state, _table, _limits = Search(board, mover, TIME).kernel
-    value_to_o = alphabeta._shape_value(state, 2)  # X to move
+    value_to_o = alphabeta._shape_value(state[10], state[11][2], 2)  # X to move
     if variant is Variant.FREESTYLE:
         assert value_to_o == -alphabeta.SHAPE_WIN
         assert state[10][1, alphabeta.DOUBLE_FOURS] == 1
@@ -712,11 +739,11 @@ def test_a_four_and_an_open_three_at_once_win_a_leaf_when_no_four_answers(
     kernel = x_to_move(rules, x_cells, [(7, 3), *CORNERS[:4]])
     state = kernel.state
     assert state[10][1, alphabeta.FOUR_THREES] == 1
-    assert alphabeta._shape_value(state, 2) == -alphabeta.SHAPE_WIN
+    assert alphabeta._shape_value(state[10], state[11][2], 2) == -alphabeta.SHAPE_WIN
     # O's three along the top row, its end the board's edge: a four to make at (0, 3).
     answered = x_to_move(rules, x_cells, [(7, 3), (0, 0), (0, 1), (0, 2), (14, 14)]).state
     assert answered[10][2, alphabeta.FOUR] > 0
-    assert -alphabeta.SHAPE_WIN < alphabeta._shape_value(answered, 2) < 0
+    assert -alphabeta.SHAPE_WIN < alphabeta._shape_value(answered[10], answered[11][2], 2) < 0
 
 
 def test_a_node_its_shapes_decide_is_not_searched() -> None:
@@ -746,7 +773,7 @@ def test_two_open_threes_at_once_win_a_leaf_except_blacks_under_renju(variant: V
     other. Under renju it is black's foul, and only worth what its shapes are."""
     rules = Rules(15, 15, 5, variant=variant)
     state = x_to_move(rules, [(7, 5), (7, 6), (5, 7), (6, 7)], CORNERS[:4]).state
-    value_to_o = alphabeta._shape_value(state, 2)
+    value_to_o = alphabeta._shape_value(state[10], state[11][2], 2)
     if variant is Variant.FREESTYLE:
         assert state[10][1, alphabeta.DOUBLE_THREES] >= 1
         assert value_to_o == -alphabeta.SHAPE_WIN

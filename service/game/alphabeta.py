@@ -7,8 +7,8 @@ and in five in a row the shape a move at each cell would make in each direction 
 side (an open four, a blocked three...: Wine's pattern types), read from a table of the
 rule's by the cell's 8 neighbours (10 where fives are exact); it tries the candidates of
 `_candidates` in order of the shapes they make and stop (else of their promise and the
-threats they make), values its leaves by those shapes (else by the windows, read from the
-counts without playing the move), searches each move after the first with a null window
+threats they make), values its leaves by those shapes (else by the windows), read without
+playing the leaf's move, searches each move after the first with a null window
 first (principal variation search), reads and writes the transposition table
 (`service.game.transposition`) and reads the deadline every `CLOCK_EVERY` nodes.
 The tests hold it to judges that share none of its code: brute force and the exact tables
@@ -534,13 +534,21 @@ CELL_VALUES = cell_values()
 
 
 @_uncounted
-def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return what `player` playing the empty `cell` makes (`cell_values`)."""
+def _packed(state, cell, player, direction, key):  # type: ignore[no-untyped-def]
+    """Return the shapes `player` makes at `cell` in its four directions, packed 3 bits
+    each, with the key of `direction` (if not -1) taken as `key`."""
     keys, table = state[9], state[8]
     packed = np.int64(0)
-    for direction in range(4):
-        packed |= np.int64(table[player, keys[cell, direction]]) << (3 * direction)
-    return CELL_VALUES[packed]
+    for line in range(4):
+        shape = table[player, key if line == direction else keys[cell, line]]
+        packed |= np.int64(shape) << (3 * line)
+    return packed
+
+
+@_uncounted
+def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
+    """Return what `player` playing the empty `cell` makes (`cell_values`)."""
+    return CELL_VALUES[_packed(state, cell, player, -1, 0)]
 
 
 @_uncounted
@@ -555,23 +563,22 @@ def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _shape_end(state, player_who_moved):  # type: ignore[no-untyped-def]
-    """Return what the shapes decide of a position to the player who has just moved:
-    -SHAPE_WIN won for the side to move (a five to make; with no five against it an open
-    four or two fours; with no four against it a four and an open three, or two open
-    threes and no open four against them), SHAPE_WIN lost for it (two fives against one
-    stop, not under caro), or 0."""
-    tally = state[10]
+def _shape_end(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
+    """Return what the shapes decide of a position (its `tally`; `caro` 1 under caro) to the
+    player who has just moved: -SHAPE_WIN won for the side to move (a five to make; with
+    no five against it an open four or two fours; with no four against it a four and an
+    open three, or two open threes and no open four against them), SHAPE_WIN lost for it
+    (two fives against one stop, not under caro), or 0."""
     mover, waiting = 3 - player_who_moved, player_who_moved
     if tally[mover, FIVE] > 0:
         return -SHAPE_WIN
-    if tally[waiting, FIVE] >= 2 and state[11][2] == 0:  # caro: one stone may stop both
+    if tally[waiting, FIVE] >= 2 and caro == 0:  # caro: one stone may stop both
         return SHAPE_WIN
     if tally[waiting, FIVE] == 0 and (
         tally[mover, OPEN_FOUR] > 0 or tally[mover, DOUBLE_FOURS] > 0
     ):
         return -SHAPE_WIN
-    if tally[waiting, FIVE] == 0 and tally[waiting, FOUR] == 0 and state[11][2] == 0:
+    if tally[waiting, FIVE] == 0 and tally[waiting, FOUR] == 0 and caro == 0:
         # The other side has no four to answer with (caro aside, where closed ends count):
         # a four and an open three at once wins, and two open threes unless it has an open
         # four to make first.
@@ -583,13 +590,13 @@ def _shape_end(state, player_who_moved):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _shape_value(state, player_who_moved):  # type: ignore[no-untyped-def]
+def _shape_value(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
-    could make next, the side to move's weighed 1.2 times (it makes its own first)."""
-    decided = _shape_end(state, player_who_moved)
+    could make next (the position's `tally`; `caro` 1 under caro), the side to move's
+    weighed 1.2 times (it makes its own first)."""
+    decided = _shape_end(tally, caro, player_who_moved)
     if decided != 0:
         return decided
-    tally = state[10]
     mover, waiting = 3 - player_who_moved, player_who_moved
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
@@ -792,7 +799,7 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, wo
     answers to its threat of an open four, when any."""
     centre = geometry[5]
     cells, near_marks, promise = state[0], state[2], state[3]
-    moves, chosen, marked, scratch = work
+    moves, chosen, marked, scratch, _after = work
     row = moves[ply]
     size = cells.shape[0]
     if forced and not misere:
@@ -1123,7 +1130,7 @@ def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-de
 @_uncounted
 def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
     if state[11][0] == 1 and not misere:
-        return _shape_value(state, player_who_moved)
+        return _shape_value(state[10], state[11][2], player_who_moved)
     return _heuristic_of(state[4][0], player_who_moved, misere)
 
 
@@ -1170,26 +1177,22 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
 
 
 @_uncounted
-def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
-    """Return a leaf's value to `player`, who plays `move` one ply from the leaves: by the
-    shapes where the game keeps them (only the move's mark written into its neighbours'
-    keys and taken out again), else from the window counts without playing it
-    (`_change_by`)."""
+def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return a leaf's value to `player`, who plays `move` one ply from the leaves, without
+    playing it: by the tally of shapes it would leave where the game keeps them (into the
+    work's row for it), else from the window counts (`_change_by`)."""
     if state[11][0] == 1 and not misere:
         # What `_play` would find and leave for `_shape_value`, without its counts, promise,
         # near cells and hash, which no leaf reads: whether the move completes a line (a
         # five in its shapes, as `_recount` judges it), whether it fills the board, and the
-        # tally of shapes.
+        # tally of shapes (`_tally_after`).
         if _makes_five(state, move, player):
             return MATE - ply - 1
         if state[4][1] == 1:
             return 0  # the board is full
-        _mark_near(geometry, state, move, 1)
-        _mark_lines(state, move, player)
-        value = _shape_value(state, player)
-        _mark_lines(state, move, 0)
-        _mark_near(geometry, state, move, -1)
-        return value
+        after = work[4]
+        _tally_after(geometry, state, move, player, after)
+        return _shape_value(after, state[11][2], player)
     completed, change = _change_by(geometry, state, move, player)
     if completed:
         # Completing a line ends the game at once: won, or under misère lost.
@@ -1197,6 +1200,112 @@ def _leaf_value(geometry, state, move, player, ply, misere):  # type: ignore[no-
     if state[4][1] == 1:
         return 0  # the board is full
     return _heuristic_of(state[4][0] + change, player, misere)
+
+
+@_uncounted
+def _tally_after(geometry, state, move, player, after):  # type: ignore[no-untyped-def]
+    """Write into `after` the tally of shapes `player` playing the empty `move` would leave,
+    without playing it: what `_mark_near` and `_mark_lines` would change, worked out from
+    the cells it changes (the move's own, the empty cells on its lines, the cells it brings
+    near a mark) and taken from and added to the tally as it is."""
+    near, cells, near_marks, tally = geometry[2], state[0], state[2], state[10]
+    for side in range(3):  # a copy by hand: compiled without reference counts
+        for shape in range(tally.shape[1]):
+            after[side, shape] = tally[side, shape]
+    fouls = state[11][1]
+    if near_marks[move] > 0:  # the move's cell: taken, it makes no shape
+        for side in range(1, 3):
+            _count_cell(after, side, _packed(state, move, side, -1, 0), side == fouls, -1)
+    _lines_after(state, move, player, after)
+    for slot in range(near.shape[1]):
+        other = near[move, slot]
+        if other < 0:
+            break
+        if near_marks[other] == 0 and cells[other] == 0 and not _in_line(state, move, other):
+            for side in range(1, 3):
+                _count_cell(after, side, _packed(state, other, side, -1, 0), side == fouls, 1)
+
+
+@_uncounted
+def _lines_after(state, move, player, after):  # type: ignore[no-untyped-def]
+    """Count into `after` what `player` playing `move` changes of the shapes at the empty
+    cells on its lines that are counted, or will be (within two of it)."""
+    cells, near_marks, neighbours, keys = state[0], state[2], state[12], state[9]
+    fouls = state[11][1]
+    half = neighbours.shape[2] // 2
+    for direction in range(4):
+        for slot in range(2 * half):
+            other = neighbours[move, direction, slot]
+            if other < 0 or cells[other] != 0:
+                continue
+            # In reach of the move (within two): counted from now on if it was not.
+            reached = slot < 2 or half <= slot < half + 2
+            if near_marks[other] == 0 and not reached:
+                continue
+            mirrored = slot + half if slot < half else slot - half
+            before = keys[other, direction]
+            key = (before & ~(3 << (2 * mirrored))) | (player << (2 * mirrored))
+            for side in range(1, 3):
+                if near_marks[other] == 0:  # counted from now on, every direction
+                    packed = _packed(state, other, side, direction, key)
+                    _count_cell(after, side, packed, side == fouls, 1)
+                else:  # counted: one direction's shape changes
+                    _change_shape(state, after, other, side, before, key)
+
+
+@_uncounted
+def _in_line(state, move, other):  # type: ignore[no-untyped-def]
+    """Return whether `other` lies within two cells of `move` on one of its lines."""
+    neighbours = state[12]
+    half = neighbours.shape[2] // 2
+    for direction in range(4):
+        for slot in (0, 1, half, half + 1):
+            if neighbours[move, direction, slot] == other:
+                return True
+    return False
+
+
+@_uncounted
+def _change_shape(state, tally, cell, player, before, after):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Count in `tally` the shape `player` makes at a counted cell in one direction, whose
+    key changes from `before` to `after`, in place of the one it made, with the cell's
+    double threats (`_tally_threats`, on the counts of its fours and threes it keeps)."""
+    table = state[8]
+    old, new = table[player, before], table[player, after]
+    if old == new:
+        return
+    tally[player, old] -= 1
+    tally[player, new] += 1
+    fouls = state[11][1] == player
+    fours, threes = state[13][cell, player, 0], state[13][cell, player, 1]
+    now_fours = fours - (old == FOUR) + (new == FOUR)
+    now_threes = threes - (old == OPEN_THREE) + (new == OPEN_THREE)
+    tally[player, DOUBLE_FOURS] += (not fouls and now_fours >= 2) - (not fouls and fours >= 2)
+    tally[player, FOUR_THREES] += (now_fours >= 1 and now_threes >= 1) - (
+        fours >= 1 and threes >= 1
+    )
+    tally[player, DOUBLE_THREES] += (not fouls and now_threes >= 2) - (not fouls and threes >= 2)
+
+
+@_uncounted
+def _count_cell(tally, player, packed, fouls, step):  # type: ignore[no-untyped-def]
+    """Count the shapes `player` makes at a cell (`packed`: one a direction) in (1) or out
+    (-1) of `tally`, with its double threats (not two fours or two threes where `fouls`:
+    renju's black), as the tally counts them one direction at a time (`_tally_cell`)."""
+    fours = threes = 0
+    for line in range(4):
+        shape = (packed >> (3 * line)) & 7
+        tally[player, shape] += step
+        if shape == FOUR:
+            fours += 1
+        elif shape == OPEN_THREE:
+            threes += 1
+    if not fouls and fours >= 2:
+        tally[player, DOUBLE_FOURS] += step
+    if fours >= 1 and threes >= 1:
+        tally[player, FOUR_THREES] += step
+    if not fouls and threes >= 2:
+        tally[player, DOUBLE_THREES] += step
 
 
 @_uncounted
@@ -1211,14 +1320,14 @@ def _makes_five(state, cell, player):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (value, move) of the best of the first `count` of `moves` one ply from the
     leaves (`_leaf_value`), stopping at a cut as the tree does."""
     best_value = -MATE - 1
     best_move = moves[0]
     for at in range(count):
         move = moves[at]
-        value = _leaf_value(geometry, state, move, player, ply, misere)
+        value = _leaf_value(geometry, state, move, player, ply, misere, work)
         if value > best_value:
             best_value = value
             best_move = move
@@ -1254,7 +1363,8 @@ def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyp
     tally = state[10]
     if tally[player, FIVE] > 0 or tally[3 - player, FIVE] >= 2:
         return 0
-    return -_shape_end(state, 3 - player)  # turned round from the player who has just moved
+    # Turned round from the player who has just moved.
+    return -_shape_end(state[10], state[11][2], 3 - player)
 
 
 @njit(cache=True, nogil=True)
@@ -1285,7 +1395,7 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     moves = work[0][ply]  # this ply's row: the plies below write only theirs
     if depth <= 1:
         best_value, best_move = _best_leaf(
-            geometry, state, moves, count, player, alpha, beta, ply, misere
+            geometry, state, moves, count, player, alpha, beta, ply, misere, work
         )
     else:
         best_value = -MATE - 1
@@ -1432,13 +1542,15 @@ def _work(state, plies):  # type: ignore[no-untyped-def]
     """Return the work a search's nodes write into, allocated once a search rather than at
     each node (whose arrays' reference counts cost more than the rest of it): a row of
     moves per ply (as many cells long as the board: `_candidates`), each cell's candidacy,
-    a flag per cell (`_completing`) and the per-direction counts of `_shape`."""
+    a flag per cell (`_completing`), the per-direction counts of `_shape` and a leaf's
+    tally of shapes (`_tally_after`)."""
     size = state[0].shape[0]
     return (
         np.empty((plies, size), dtype=np.int64),
         np.zeros(size, dtype=np.int64),
         np.zeros(size, dtype=np.bool_),
         np.zeros((3, 4), dtype=np.int64),
+        np.zeros((3, DOUBLE_THREES + 1), dtype=np.int64),
     )
 
 
