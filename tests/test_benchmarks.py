@@ -22,6 +22,7 @@ from benchmarks import (
     ladder,
     search_bench,
     threads,
+    tree_speed,
 )
 from benchmarks.floor_app import app as floor_app
 from benchmarks.http_bench import ROOT
@@ -154,6 +155,17 @@ def test_the_threads_benchmark_searches_each_way_from_unfinished_openings() -> N
     figures = threads.measure(2, 20, 1)
     assert len(figures) == 3
     assert all(depth >= 1 and nodes > 0 for depth, nodes in figures.values())
+
+
+def test_the_tree_speed_benchmark_tells_the_same_tree_by_its_digest_in_any_checkout() -> None:
+    """Two passes over the same positions search the same nodes, here and in a checkout
+    measured in a process of its own (this one), and a deeper pass is another tree."""
+    here = tree_speed.measure(2, 3)
+    assert int(str(here["nodes"])) > 0
+    assert tree_speed.measure(2, 3)["digest"] == here["digest"]
+    there = tree_speed.measure_in(Path(__file__).resolve().parent.parent, 2, 3)
+    assert (there["nodes"], there["digest"]) == (here["nodes"], here["digest"])
+    assert tree_speed.measure(2, 4)["digest"] != here["digest"]
 
 
 def test_a_ladder_game_is_played_to_its_end_from_a_three_stone_opening() -> None:
