@@ -1266,12 +1266,12 @@ def _in_line(state, move, other):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _change_shape(state, tally, cell, player, before, after):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+def _change_shape(state, tally, cell, player, old_key, new_key):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Count in `tally` the shape `player` makes at a counted cell in one direction, whose
-    key changes from `before` to `after`, in place of the one it made, with the cell's
+    key changes from `old_key` to `new_key`, in place of the one it made, with the cell's
     double threats (`_tally_threats`, on the counts of its fours and threes it keeps)."""
     table = state[8]
-    old, new = table[player, before], table[player, after]
+    old, new = table[player, old_key], table[player, new_key]
     if old == new:
         return
     tally[player, old] -= 1
