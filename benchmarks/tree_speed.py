@@ -11,7 +11,9 @@ digests: the same tree, node for node), the best time of the rounds and the node
 With `--baseline DIR` (a checkout of another revision, such as a git worktree whose compiled
 cache is prepared there with `python -m service.game.warmup`), the same is measured there
 in a process of its own, round for round in turn with this checkout's, and the ratio of the
-two times is printed: the speed-up, measured in one run on one machine.
+two times is printed: the speed-up, measured in one run on one machine. Each checkout
+makes the positions with its own search (a few moves after the opening): where the two
+play those moves differently, the digests differ and the ratio compares other positions.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks.threads import positions
+from service.game import alphabeta
 from service.game.search import Search
 from service.game.warmup import prepare
 
@@ -45,7 +48,12 @@ def measure(count: int, depth: int) -> dict[str, object]:
         seconds += time.perf_counter() - started
         nodes += found.nodes
         digest.update(repr((values, found.nodes)).encode())
-    return {"nodes": nodes, "digest": digest.hexdigest()[:12], "seconds": seconds}
+    return {
+        "nodes": nodes,
+        "digest": digest.hexdigest()[:12],
+        "seconds": seconds,
+        "search": str(Path(alphabeta.__file__).resolve()),
+    }
 
 
 def measure_in(checkout: Path, count: int, depth: int) -> dict[str, object]:
@@ -57,6 +65,9 @@ def measure_in(checkout: Path, count: int, depth: int) -> dict[str, object]:
         command, cwd=checkout, env=environment, capture_output=True, text=True, check=True
     )
     figures: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    if not Path(str(figures["search"])).is_relative_to(checkout.resolve()):
+        # An installed copy came first on the path: that would time this checkout twice.
+        raise RuntimeError(f"{checkout} searched with {figures['search']}, not its own code")
     return figures
 
 
@@ -79,7 +90,7 @@ def main() -> None:
             runs["baseline"].append(
                 measure_in(arguments.baseline, arguments.positions, arguments.depth)
             )
-    print("| tree | nodes | digest | seconds (best) | nodes a second |")
+    print(f"| tree | nodes | digest | seconds (best of {arguments.rounds}) | nodes a second |")
     print("|---|---|---|---|---|")
     best = {}
     for name, passes in runs.items():
