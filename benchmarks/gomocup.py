@@ -9,18 +9,20 @@ SUGGEST or UNKNOWN are notes, not answers. Nothing of the brain is linked or shi
 bring your own (Gomocup publishes many; dhbloo/rapfi, the 2024 champion, builds on Linux
 with CMake).
 
-Both sides get the same time a move. Each game starts from a different opening, three
-stones (X, O, X) within two cells of the centre chosen by a seeded generator (deterministic
-engines would otherwise play one game over and over), each opening played twice with the
-colours swapped, and is played to the end; the service's own board follows every move and
-decides it: five or more in a row wins (Gomocup's rule 0, freestyle), or with `--variant
-standard` exactly five (rule 1: the brain is told, and an overline does not win), or with
-`--variant renju` (rule 4) renju's: black's foul loses, judged by `service.game.renju`
-before each black move; the search is never to play one (it gets black's forbidden cells,
-as the service does, and a foul of its own stops the benchmark). A brain that plays on a
-taken cell loses that game, as Gomocup's judge rules (Wine does, rarely). Beside the
-results: the search's nodes a second, and the brain's where it reports them (`MESSAGE ...
-NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi does), medians over the moves.
+Both sides get the same time a move, unless `--brain-budget-ms` gives the brain another
+(time odds: how much more time the search needs to score what it is asked). Each game
+starts from a different opening, three stones (X, O, X) within two cells of the centre
+chosen by a seeded generator (deterministic engines would otherwise play one game over and
+over), each opening played twice with the colours swapped, and is played to the end; the
+service's own board follows every move and decides it: five or more in a row wins
+(Gomocup's rule 0, freestyle), or with `--variant standard` exactly five (rule 1: the brain
+is told, and an overline does not win), or with `--variant renju` (rule 4) renju's: black's
+foul loses, judged by `service.game.renju` before each black move; the search is never to
+play one (it gets black's forbidden cells, as the service does, and a foul of its own stops
+the benchmark). A brain that plays on a taken cell loses that game, as Gomocup's judge
+rules (Wine does, rarely). Beside the results: the search's nodes a second, and the brain's
+where it reports them (`MESSAGE ... NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi
+does), medians over the moves.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -185,8 +187,16 @@ def opening(rules: Rules, seed: int) -> list[int]:
     return random.Random(seed).sample(near, 3)
 
 
-def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
+def play(  # noqa: PLR0917
+    command: list[str],
+    rules: Rules,
+    seed: int,
+    search_first: bool,
+    budget_ms: int,
+    brain_budget_ms: int | None = None,
+) -> Game:
     """Play one game of the search against the brain; return how it ended for the search.
+    The brain's time a move is the search's unless `brain_budget_ms` is given.
 
     The brain learns the position with BOARD the first time it is to move (the opening, and
     the search's first move if it came first), then each of the search's moves with TURN."""
@@ -198,7 +208,7 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     speeds: list[float] = []
     fouls = rules.variant.has_fouls
     brain_foul = brain_illegal = None
-    with Brain(command, rules, budget_ms) as brain:
+    with Brain(command, rules, budget_ms if brain_budget_ms is None else brain_budget_ms) as brain:
         for cell in opening(rules, seed):
             history.append((cell, mover))
             board, mover = board.play(cell, mover), mover.opponent
@@ -244,9 +254,13 @@ def play(command: list[str], rules: Rules, seed: int, search_first: bool, budget
     )  # fmt: skip
 
 
-def table(games: list[Game], name: str, budget_ms: int) -> str:
+def table(games: list[Game], name: str, budget_ms: int, brain_budget_ms: int | None = None) -> str:
     """Return a markdown table of wins, draws and losses by side, the search's share (a
-    win 1, a draw 1/2) and both sides' nodes a second."""
+    win 1, a draw 1/2) and both sides' nodes a second; the brain's time a move beside the
+    search's where it differs."""
+    time_a_move = f"{budget_ms} ms"
+    if brain_budget_ms is not None and brain_budget_ms != budget_ms:
+        time_a_move += f" (brain {brain_budget_ms} ms)"
     lines = [
         "| opponent | time a move | search moves | wins | draws | losses | longest search "
         "| longest brain move | share | search nodes/s | brain nodes/s |",
@@ -262,7 +276,7 @@ def table(games: list[Game], name: str, budget_ms: int) -> str:
         theirs = [game.brain_nodes_per_second for game in chosen if game.brain_nodes_per_second]
         reported = f"{statistics.median(theirs):,.0f}" if theirs else "not reported"
         lines.append(
-            f"| {name} | {budget_ms} ms | {'first' if first else 'second'} | {counts['win']} | "
+            f"| {name} | {time_a_move} | {'first' if first else 'second'} | {counts['win']} | "
             f"{counts['draw']} | {counts['loss']} | "
             f"{max(game.longest_search_seconds for game in chosen) * 1000:.0f} ms | "
             f"{max(game.longest_brain_seconds for game in chosen) * 1000:.0f} ms | "
@@ -278,6 +292,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10, help="openings, each played as both sides")
     parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
     parser.add_argument(
+        "--brain-budget-ms", type=int, default=None, help="the brain's, if not --budget-ms"
+    )
+    parser.add_argument(
         "--first-seed", type=int, default=0, help="the first opening's seed (more games later)"
     )
     parser.add_argument(
@@ -292,10 +309,14 @@ def main() -> None:
     games = []
     for search_first in (True, False):
         for seed in range(arguments.first_seed, arguments.first_seed + arguments.games):
-            finished = play(arguments.brain, rules, seed, search_first, arguments.budget_ms)
+            finished = play(
+                arguments.brain, rules, seed, search_first, arguments.budget_ms,
+                arguments.brain_budget_ms,
+            )  # fmt: skip
             print(finished, flush=True)
             games.append(finished)
-    print(table(games, Path(arguments.brain[0]).name, arguments.budget_ms))
+    name = Path(arguments.brain[0]).name
+    print(table(games, name, arguments.budget_ms, arguments.brain_budget_ms))
 
 
 if __name__ == "__main__":

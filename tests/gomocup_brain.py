@@ -1,6 +1,7 @@
 """A minimal Gomocup brain for the protocol driver's tests: it plays the first empty cell
 in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
-nonsense unless told `INFO rule N`; with `--taken`, answers a move with the cell just
+nonsense unless told `INFO rule N`, and with `--expect-timeout-turn MS` unless told `INFO
+timeout_turn MS`; with `--taken`, answers a move with the cell just
 played, which is taken). Run as its own process."""
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ def main() -> None:
     """Answer the manager's commands on standard input until END."""
     garbage = "--garbage" in sys.argv
     plays_on_taken = "--taken" in sys.argv
-    expected_rule = (
-        sys.argv[sys.argv.index("--expect-rule") + 1] if "--expect-rule" in sys.argv else None
-    )
+    # What the manager must tell it (`INFO key value`), by the flags given.
+    expected = {
+        key: sys.argv[sys.argv.index(flag) + 1]
+        for key, flag in (("rule", "--expect-rule"), ("timeout_turn", "--expect-timeout-turn"))
+        if flag in sys.argv
+    }
     width = height = 0
     taken: set[tuple[int, int]] = set()
 
@@ -67,7 +71,7 @@ def main() -> None:
             return
         elif command == "INFO":
             key, value = [*line.split(" "), "", ""][1:3]
-            if key == "rule" and expected_rule is not None and value != expected_rule:
+            if key in expected and value != expected[key]:
                 garbage = True
         else:
             say(f"UNKNOWN {line}")

@@ -67,6 +67,18 @@ def test_the_brain_is_told_the_variant_by_its_gomocup_rule() -> None:
         play(told_standard, GOMOKU, seed=0, search_first=True, budget_ms=20)
 
 
+def test_the_brain_may_be_given_other_time_than_the_search() -> None:
+    """Time odds: the brain is told its own time a move, and the table shows both."""
+    told_ten = [*BRAIN, "--expect-timeout-turn", "10"]
+    game = play(told_ten, GOMOKU, seed=0, search_first=True, budget_ms=20, brain_budget_ms=10)
+    assert game.result == "win"
+    with pytest.raises(BrainError, match="not a move"):
+        play(told_ten, GOMOKU, seed=0, search_first=True, budget_ms=20)
+    rows = table([game], "first-empty", 20, brain_budget_ms=10).splitlines()
+    assert rows[2].startswith("| first-empty | 20 ms (brain 10 ms) | first | 1 | 0 | 0 |")
+    assert table([game], "first-empty", 20, brain_budget_ms=20) == table([game], "first-empty", 20)
+
+
 @pytest.mark.parametrize("search_first", [True, False])
 def test_a_renju_game_is_played_to_its_end_without_a_foul_of_the_search(
     search_first: bool,
