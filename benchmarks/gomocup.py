@@ -187,18 +187,19 @@ def opening(rules: Rules, seed: int) -> list[int]:
     return random.Random(seed).sample(near, 3)
 
 
-def play(  # noqa: PLR0917
+def play(
     command: list[str],
     rules: Rules,
     seed: int,
     search_first: bool,
     budget_ms: int,
+    *,
     brain_budget_ms: int | None = None,
 ) -> Game:
     """Play one game of the search against the brain; return how it ended for the search.
-    The brain's time a move is the search's unless `brain_budget_ms` is given.
 
-    The brain learns the position with BOARD the first time it is to move (the opening, and
+    The brain's time a move is the search's unless `brain_budget_ms` is given. The brain
+    learns the position with BOARD the first time it is to move (the opening, and
     the search's first move if it came first), then each of the search's moves with TURN."""
     ours = Mark.X if search_first else Mark.O
     board, mover = Board.empty(rules), Mark.X
@@ -290,9 +291,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="The search against a Gomocup brain.")
     parser.add_argument("brain", nargs="+", help="the brain's command line")
     parser.add_argument("--games", type=int, default=10, help="openings, each played as both sides")
-    parser.add_argument("--budget-ms", type=int, default=250, help="each side's time a move")
     parser.add_argument(
-        "--brain-budget-ms", type=int, default=None, help="the brain's, if not --budget-ms"
+        "--budget-ms",
+        type=int,
+        default=250,
+        help="the search's time a move (the brain's too, unless --brain-budget-ms)",
+    )
+    parser.add_argument(
+        "--brain-budget-ms", type=int, default=None, help="the brain's time a move (time odds)"
     )
     parser.add_argument(
         "--first-seed", type=int, default=0, help="the first opening's seed (more games later)"
@@ -311,7 +317,7 @@ def main() -> None:
         for seed in range(arguments.first_seed, arguments.first_seed + arguments.games):
             finished = play(
                 arguments.brain, rules, seed, search_first, arguments.budget_ms,
-                arguments.brain_budget_ms,
+                brain_budget_ms=arguments.brain_budget_ms,
             )  # fmt: skip
             print(finished, flush=True)
             games.append(finished)
