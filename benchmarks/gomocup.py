@@ -22,7 +22,8 @@ play one (it gets black's forbidden cells, as the service does, and a foul of it
 the benchmark). A brain that plays on a taken cell loses that game, as Gomocup's judge
 rules (Wine does, rarely). Beside the results: the search's nodes a second, and the brain's
 where it reports them (`MESSAGE ... NPS=` as Wine sends them, `MESSAGE Speed ...` as Rapfi
-does), medians over the moves.
+does), medians over the moves. With `--record FILE` each game is also written to FILE as
+a line of JSON, its moves in the order played, for `benchmarks.judge` to replay.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 4 --budget-ms 250
 """
@@ -31,13 +32,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import random
 import re
 import statistics
 import subprocess
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from types import TracebackType
 
@@ -54,6 +56,9 @@ NOTES = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 #: A brain's report of its speed in a note, as Wine sends it (`NPS=950k`) or Rapfi
 #: (`Speed 1088K | Depth ...`).
 SPEED = re.compile(r"\b(?:NPS=|Speed )(\d+(?:\.\d+)?)(k?)", re.IGNORECASE)
+#: A brain's evaluation of the position it was given, from its own side, as Rapfi sends
+#: it: `Eval -112`, or `Eval +M13` for a win in 13 plies (`-M13` a loss).
+EVALUATION = re.compile(r"\bEval ([+-]?M?\d+)")
 
 
 class BrainError(Exception):
@@ -78,6 +83,8 @@ class Brain:
         self.to_brain, self.from_brain = self.process.stdin, self.process.stdout
         #: The nodes a second the brain reported in its notes, in order.
         self.speeds: list[float] = []
+        #: The evaluations the brain reported in its notes (`EVALUATION`), in order.
+        self.evaluations: list[str] = []
         size = f"{rules.cols}" if rules.rows == rules.cols else f"{rules.cols},{rules.rows}"
         command_name = "START" if rules.rows == rules.cols else "RECTSTART"
         self._send(f"{command_name} {size}")
@@ -139,6 +146,9 @@ class Brain:
             line = line.strip()
             if line and not line.upper().startswith(NOTES):
                 return line
+            evaluated = EVALUATION.search(line)
+            if evaluated:
+                self.evaluations.append(evaluated.group(1))
             reported = SPEED.search(line)
             if reported and float(reported.group(1)) > 0:
                 thousands = reported.group(2).lower() == "k"
@@ -174,6 +184,22 @@ class Game:
     brain_illegal: str | None = None
     #: The cells in the order played, the opening's first: the game to replay or study.
     moves: tuple[int, ...] = ()
+
+
+def record(game: Game, rules: Rules, path: Path) -> None:
+    """Add a game to the file of recorded games at `path`: a line of JSON, with its variant."""
+    with path.open("a", encoding="utf-8") as games:
+        games.write(json.dumps({"variant": rules.variant.value, **asdict(game)}) + "\n")
+
+
+def recorded(path: Path) -> list[tuple[Rules, Game]]:
+    """Return the games recorded at `path` (`record`), each with the rules it was played by."""
+    games = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = json.loads(line)
+        rules = replace(GOMOKU, variant=Variant(fields.pop("variant")))
+        games.append((rules, Game(**{**fields, "moves": tuple(fields["moves"])})))
+    return games
 
 
 def opening(rules: Rules, seed: int) -> list[int]:
@@ -309,6 +335,9 @@ def main() -> None:
         default=Variant.FREESTYLE.value,
         help="which lines win: five or more (freestyle), exactly five (standard), renju's",
     )
+    parser.add_argument(
+        "--record", type=Path, default=None, help="add each game to this file (JSON lines)"
+    )
     arguments = parser.parse_args()
     rules = replace(GOMOKU, variant=Variant(arguments.variant))
     prepare()
@@ -321,6 +350,8 @@ def main() -> None:
             )  # fmt: skip
             print(finished, flush=True)
             games.append(finished)
+            if arguments.record is not None:
+                record(finished, rules, arguments.record)
     name = Path(arguments.brain[0]).name
     print(table(games, name, arguments.budget_ms, arguments.brain_budget_ms))
 

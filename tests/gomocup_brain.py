@@ -2,7 +2,8 @@
 in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
 nonsense unless told `INFO rule N`, and with `--expect-timeout-turn MS` unless told `INFO
 timeout_turn MS`; with `--taken`, answers a move with the cell just
-played, which is taken). Run as its own process."""
+played, which is taken; with `--eval`, reports an evaluation as Rapfi does: the stones on
+the board it was given, as a win in that many plies from six on). Run as its own process."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def main() -> None:
     """Answer the manager's commands on standard input until END."""
     garbage = "--garbage" in sys.argv
     plays_on_taken = "--taken" in sys.argv
+    evaluates = "--eval" in sys.argv
     # What the manager must tell it (`INFO key value`), by the flags given.
     expected = {
         key: sys.argv[sys.argv.index(flag) + 1]
@@ -32,6 +34,9 @@ def main() -> None:
         if garbage:
             say("MESSAGE thinking\r\nsomewhere")
             return
+        if evaluates:
+            stones = len(taken)
+            say(f"MESSAGE Speed 12K | Eval {f'+M{stones}' if stones >= 6 else stones} | Time 1ms")
         if plays_on_taken and last is not None:
             say(f"{last[0]},{last[1]}")
             return
@@ -59,7 +64,8 @@ def main() -> None:
             width, height = int(sizes[0]), int(sizes[-1])
             taken.clear()
             say("OK")
-        elif command == "BOARD":
+        elif command == "BOARD":  # the whole position, whatever came before
+            taken.clear()
             reading_board = True
         elif command == "TURN":
             col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
