@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from benchmarks import gomocup
 from benchmarks.gomocup import SPEED, BrainError, opening, play, table
 from service.game.rules import Rules, Variant
+from service.game.search import SearchResult, search
 
 BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
 GOMOKU = Rules(15, 15, 5)
@@ -67,13 +70,27 @@ def test_the_brain_is_told_the_variant_by_its_gomocup_rule() -> None:
         play(told_standard, GOMOKU, seed=0, search_first=True, budget_ms=20)
 
 
-def test_the_brain_may_be_given_other_time_than_the_search() -> None:
-    """Time odds: the brain is told its own time a move, and the table shows both."""
+def test_the_brain_may_be_given_other_time_than_the_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Time odds: the brain is told its own time a move; the search keeps its budget."""
+    budgets: list[float] = []
+
+    def timed_search(*arguments: Any, **options: Any) -> SearchResult:
+        budgets.append(arguments[2])  # search(board, mover, seconds, ...)
+        return search(*arguments, **options)
+
+    monkeypatch.setattr(gomocup, "search", timed_search)
     told_ten = [*BRAIN, "--expect-timeout-turn", "10"]
     game = play(told_ten, GOMOKU, seed=0, search_first=True, budget_ms=20, brain_budget_ms=10)
     assert game.result == "win"
+    assert set(budgets) == {0.02}  # every move of the search, at its own 20 ms
     with pytest.raises(BrainError, match="not a move"):
         play(told_ten, GOMOKU, seed=0, search_first=True, budget_ms=20)
+
+
+def test_the_table_shows_the_brains_time_where_it_differs() -> None:
+    game = play(BRAIN, GOMOKU, seed=0, search_first=True, budget_ms=20)
     rows = table([game], "first-empty", 20, brain_budget_ms=10).splitlines()
     assert rows[2].startswith("| first-empty | 20 ms (brain 10 ms) | first | 1 | 0 | 0 |")
     assert table([game], "first-empty", 20, brain_budget_ms=20) == table([game], "first-empty", 20)
