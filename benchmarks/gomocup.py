@@ -147,7 +147,7 @@ class Brain:
             if line and not line.upper().startswith(NOTES):
                 return line
             evaluated = EVALUATION.search(line)
-            if evaluated:
+            if evaluated and "[Pondering]" not in line:  # Rapfi's search of another position
                 self.evaluations.append(evaluated.group(1))
             reported = SPEED.search(line)
             if reported and float(reported.group(1)) > 0:
@@ -187,7 +187,10 @@ class Game:
 
 
 def record(game: Game, rules: Rules, path: Path) -> None:
-    """Add a game to the file of recorded games at `path`: a line of JSON, with its variant."""
+    """Add a game to the file of recorded games at `path`: a line of JSON, with its variant
+    (the benchmark plays 15x15 five in a row, so the variant is all the rules it keeps)."""
+    if rules != replace(GOMOKU, variant=rules.variant):
+        raise ValueError(f"only games on the benchmark's board are recorded, not {rules}")
     with path.open("a", encoding="utf-8") as games:
         games.write(json.dumps({"variant": rules.variant.value, **asdict(game)}) + "\n")
 

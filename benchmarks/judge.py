@@ -1,5 +1,4 @@
-"""`python -m benchmarks.judge RECORD BRAIN`: the search's recorded games as a stronger
-engine judges them, move by move.
+"""`python -m benchmarks.judge RECORD BRAIN`: the search's recorded games, judged move by move.
 
 `python -m benchmarks.gomocup BRAIN --record RECORD` keeps each game it plays. This gives
 a judge every position left by one of the search's moves: a Gomocup brain that reports its
@@ -8,10 +7,14 @@ evaluation in its notes, as Rapfi does (`Eval -112`; `Eval +M13`, a win in 13 pl
 the search's side (the judge's value turned round): `+150` ahead, `-M13` lost in 13 plies
 whatever it plays, `+M26` a forced win of its own. For each game, the first of its moves
 after which the judge saw it lost, and the forced wins of its own the judge saw that the
-game did not take.
+game did not take. With `--recheck-ms`, the search plays again, with each of those
+budgets, the position before its move that lost most of a lead (or of an even game) in
+each game, and the judge rates what it plays: whether more time would have found a better
+move there.
 
     python -m benchmarks.gomocup ./pbrain-rapfi --games 20 --record games.jsonl
     python -m benchmarks.judge games.jsonl ./pbrain-rapfi --judge-ms 300 --lost
+    python -m benchmarks.judge games.jsonl ./pbrain-rapfi --lost --recheck-ms 250 1000 4000
 """
 
 from __future__ import annotations
@@ -20,7 +23,16 @@ import argparse
 from pathlib import Path
 
 from benchmarks.gomocup import Brain, Game, recorded
+from service.api.app_settings import cores
+from service.game.board import Board, Mark
+from service.game.renju import forbidden_cells
 from service.game.rules import Rules
+from service.game.search import search
+from service.game.warmup import prepare
+
+#: A forced win's standing as a number (`value_of`): beyond any evaluation, and the sooner
+#: the greater.
+MATE_VALUE = 100_000
 
 
 def standing(evaluation: str) -> str:
@@ -34,26 +46,82 @@ def standing(evaluation: str) -> str:
 
 
 def judged(command: list[str], rules: Rules, game: Game, judge_ms: int) -> list[tuple[int, str]]:
-    """Return (plies played, the search's standing) after each of the search's moves but a
-    last one that ended the game; "?" where the judge sent no evaluation."""
-    search_plays_x = game.search_first
+    """Return (plies played, the search's standing) after each of the search's moves but
+    the game's last move (after it the game was over, or the brain lost it by an illegal
+    move); "?" where the judge sent no evaluation."""
     standings = []
-    with Brain(command, rules, judge_ms) as judge:
-        for plies in range(4, len(game.moves)):
-            last_mover_is_x = (plies - 1) % 2 == 0
-            if last_mover_is_x != search_plays_x:
-                continue  # the judge's side has just moved, or the opening
-            judge.evaluations.clear()
-            # The judge plays the side to move: the search's opponent.
-            judge.board(
-                [
-                    (cell, (ply % 2 == 0) != search_plays_x)
-                    for ply, cell in enumerate(game.moves[:plies])
-                ]
-            )
-            found = judge.evaluations[-1] if judge.evaluations else None
-            standings.append((plies, standing(found) if found is not None else "?"))
+    for plies in range(4, len(game.moves)):
+        last_mover_is_x = (plies - 1) % 2 == 0
+        if last_mover_is_x != game.search_first:
+            continue  # the judge's side has just moved, or the opening
+        judged_as = judge_position(command, rules, game.moves[:plies], game.search_first, judge_ms)
+        standings.append((plies, judged_as))
     return standings
+
+
+def judge_position(
+    command: list[str], rules: Rules, moves: tuple[int, ...], search_plays_x: bool, judge_ms: int
+) -> str:
+    """Return the search's standing after `moves`, the last its own, as the judge sees it.
+
+    Each position goes to a judge started for it: nothing it learnt of the last one sways
+    it, and a brain that drops a command sent as it answers (Rapfi does: SEARCH.md) is never
+    sent a second."""
+    with Brain(command, rules, judge_ms) as judge:
+        # The judge plays the side to move: the search's opponent.
+        judge.board([(cell, (ply % 2 == 0) != search_plays_x) for ply, cell in enumerate(moves)])
+        evaluation = judge.evaluations[-1] if judge.evaluations else None
+    return standing(evaluation) if evaluation is not None else "?"
+
+
+def value_of(found: str) -> int | None:
+    """Return a standing as a number, a forced win as MATE_VALUE less its plies; None for "?"."""
+    if found == "?":
+        return None
+    sign = -1 if found.startswith("-") else 1
+    body = found.lstrip("+-")
+    return sign * (MATE_VALUE - int(body[1:]) if body.startswith("M") else int(body))
+
+
+def worst_move(standings: list[tuple[int, str]]) -> int | None:
+    """Return the plies after the search's move that fell most from a standing at or
+    above 0 (its first move's from 0): where it lost the most of a lead or an even game,
+    not a step from one loss to a faster one. None if no such move fell."""
+    worst, fall, before = None, 0, 0
+    for plies, found in standings:
+        value = value_of(found)
+        if value is None:
+            continue
+        if before >= 0 and before - value > fall:
+            worst, fall = plies, before - value
+        before = value
+    return worst
+
+
+def rechecked(
+    command: list[str],
+    rules: Rules,
+    game: Game,
+    plies: int,
+    *,
+    budgets_ms: list[int],
+    judge_ms: int,
+) -> list[tuple[int, str]]:
+    """Return (move, standing) of what the search plays, with each budget, in the position
+    before its move that left `plies` plies, as the judge sees each; as the benchmark plays
+    it (every core; black's forbidden cells barred under renju)."""
+    before = game.moves[: plies - 1]
+    board, mover = Board.empty(rules), Mark.X
+    for cell in before:
+        board, mover = board.play(cell, mover), mover.opponent
+    black_moves = rules.variant.has_fouls and mover is Mark.X
+    barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
+    found = []
+    for budget_ms in budgets_ms:
+        move = search(board, mover, budget_ms / 1000, barred=barred, threads=cores()).move
+        judged_as = judge_position(command, rules, (*before, move), game.search_first, judge_ms)
+        found.append((move, judged_as))
+    return found
 
 
 def lost_from(standings: list[tuple[int, str]]) -> int | None:
@@ -87,20 +155,69 @@ def table(games: list[tuple[Game, list[tuple[int, str]]]]) -> str:
     return "\n".join(lines)
 
 
+def recheck_table(
+    rows: list[tuple[Game, int, str, list[tuple[int, str]]]], budgets_ms: list[int]
+) -> str:
+    """Return a markdown table of each game's worst move (plies after it, the standing it
+    left) beside what the search plays there with each budget, and its standing."""
+    lines = [
+        "| opening | search moves | worst move: plies after it | its standing | "
+        + " | ".join(f"{budget} ms: move, standing" for budget in budgets_ms)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(budgets_ms),
+    ]
+    for game, plies, played, found in rows:
+        side = "first" if game.search_first else "second"
+        answers = " | ".join(f"{move}, {judged_as}" for move, judged_as in found)
+        lines.append(f"| {game.seed} | {side} | {plies} | {played} | {answers} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
-    """Judge the recorded games and print the table."""
+    """Judge the recorded games and print the table; with --recheck-ms, the second."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("record", type=Path, help="games recorded by benchmarks.gomocup")
     parser.add_argument("brain", nargs="+", help="the judge's command line")
     parser.add_argument("--judge-ms", type=int, default=300, help="the judge's time a position")
     parser.add_argument("--lost", action="store_true", help="only the games the search lost")
+    parser.add_argument(
+        "--recheck-ms",
+        type=int,
+        nargs="+",
+        default=[],
+        help="search each game's worst move's position again with these budgets",
+    )
     arguments = parser.parse_args()
-    games = [
-        (game, judged(arguments.brain, rules, game, arguments.judge_ms))
+    chosen = [
+        (rules, game)
         for rules, game in recorded(arguments.record)
         if game.result == "loss" or not arguments.lost
     ]
-    print(table(games))
+    games = [
+        (rules, game, judged(arguments.brain, rules, game, arguments.judge_ms))
+        for rules, game in chosen
+    ]
+    print(table([(game, standings) for _rules, game, standings in games]))
+    if not arguments.recheck_ms:
+        return
+    prepare()
+    rows = []
+    for rules, game, standings in games:
+        plies = worst_move(standings)
+        if plies is None:
+            continue
+        played = dict(standings)[plies]
+        found = rechecked(
+            arguments.brain,
+            rules,
+            game,
+            plies,
+            budgets_ms=arguments.recheck_ms,
+            judge_ms=arguments.judge_ms,
+        )
+        rows.append((game, plies, played, found))
+    print()
+    print(recheck_table(rows, arguments.recheck_ms))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
 nonsense unless told `INFO rule N`, and with `--expect-timeout-turn MS` unless told `INFO
 timeout_turn MS`; with `--taken`, answers a move with the cell just
-played, which is taken; with `--eval`, reports an evaluation as Rapfi does: the stones on
-the board it was given, as a win in that many plies from six on). Run as its own process."""
+played, which is taken; with `--eval`, reports an evaluation as Rapfi does: the sum of
+col + row + 1 over the stones it was given as its own). Run as its own process."""
 
 from __future__ import annotations
 
@@ -14,6 +14,14 @@ def say(line: str) -> None:
     """Send a line to the manager at once: it waits for it."""
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
+
+
+def place(line: str, taken: set[tuple[int, int]], own: set[tuple[int, int]]) -> None:
+    """Place a stone of a BOARD line (`col,row,who`): among its own if `who` is 1."""
+    col, row, who = (int(part) for part in line.split(","))
+    taken.add((col, row))
+    if who == 1:
+        own.add((col, row))
 
 
 def main() -> None:
@@ -29,14 +37,15 @@ def main() -> None:
     }
     width = height = 0
     taken: set[tuple[int, int]] = set()
+    own: set[tuple[int, int]] = set()  # the stones a BOARD gave it as its own
 
     def move(last: tuple[int, int] | None = None) -> None:
         if garbage:
             say("MESSAGE thinking\r\nsomewhere")
             return
         if evaluates:
-            stones = len(taken)
-            say(f"MESSAGE Speed 12K | Eval {f'+M{stones}' if stones >= 6 else stones} | Time 1ms")
+            value = sum(col + row + 1 for col, row in own)
+            say(f"MESSAGE Speed 12K | Eval {value} | Time 1ms")
         if plays_on_taken and last is not None:
             say(f"{last[0]},{last[1]}")
             return
@@ -57,15 +66,14 @@ def main() -> None:
                 reading_board = False
                 move()
             else:
-                col, row, _who = (int(part) for part in line.split(","))
-                taken.add((col, row))
+                place(line, taken, own)
         elif command in ("START", "RECTSTART"):
             sizes = line.split(" ", 1)[1].split(",")
             width, height = int(sizes[0]), int(sizes[-1])
             taken.clear()
             say("OK")
         elif command == "BOARD":  # the whole position, whatever came before
-            taken.clear()
+            taken, own = set(), set()
             reading_board = True
         elif command == "TURN":
             col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
