@@ -22,11 +22,9 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TextIO
 
-from service.api.app_settings import cores
+from benchmarks.gomocup import search_as_served
 from service.game.board import Board, Mark
-from service.game.renju import forbidden_cells
 from service.game.rules import Rules, Variant
-from service.game.search import search
 from service.game.warmup import prepare
 
 #: What the brain plays until told otherwise: 15x15 freestyle, 5 s a move (the protocol's).
@@ -53,14 +51,8 @@ class Match:
         board, mover = Board.empty(self.rules), Mark.X
         for cell, _own in self.moves:
             board, mover = board.play(cell, mover), mover.opponent
-        barred = (
-            frozenset(forbidden_cells(board))
-            if self.rules.variant.has_fouls and mover is Mark.X
-            else frozenset()
-        )
         seconds = max((self.turn_ms - MARGIN_MS) / 1000 - (time.perf_counter() - received), 0.01)
-        # As an idle server searches (SEARCH_THREADS): on every core it may use.
-        cell = search(board, mover, seconds, barred=barred, threads=cores()).move
+        cell = search_as_served(board, mover, seconds).move
         self.moves.append((cell, True))
         return cell
 

@@ -47,7 +47,7 @@ from service.api.app_settings import cores
 from service.game.board import Board, GameStatus, Mark
 from service.game.renju import forbidden_cells, foul
 from service.game.rules import Rules, Variant
-from service.game.search import search
+from service.game.search import SearchResult, search
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
@@ -205,6 +205,14 @@ def recorded(path: Path) -> list[tuple[Rules, Game]]:
     return games
 
 
+def search_as_served(board: Board, mover: Mark, seconds: float) -> SearchResult:
+    """Return the search's answer as an idle server gives it (SEARCH_THREADS: on every core
+    it may use), black's forbidden cells barred under renju, as the service bars them."""
+    black_moves = board.rules.variant.has_fouls and mover is Mark.X
+    barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
+    return search(board, mover, seconds, barred=barred, threads=cores())
+
+
 def opening(rules: Rules, seed: int) -> list[int]:
     """Return three seeded cells within two of the centre: X's, O's, then X's again."""
     centre_row, centre_col = rules.rows // 2, rules.cols // 2
@@ -245,9 +253,7 @@ def play(
         while not board.status().is_over and brain_foul is None and brain_illegal is None:
             black_moves = fouls and mover is Mark.X
             if mover is ours:
-                barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
-                # As an idle server searches (SEARCH_THREADS): on every core it may use.
-                found = search(board, mover, budget_ms / 1000, barred=barred, threads=cores())
+                found = search_as_served(board, mover, budget_ms / 1000)
                 longest_search = max(longest_search, found.seconds)
                 speeds.append(found.nodes / max(found.seconds, 1e-9))
                 cell = found.move

@@ -22,12 +22,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchmarks.gomocup import Brain, Game, recorded
-from service.api.app_settings import cores
-from service.game.board import Board, Mark
-from service.game.renju import forbidden_cells
+from benchmarks.gomocup import Brain, Game, recorded, search_as_served
+from service.game.board import Mark
+from service.game.moves import game_after
 from service.game.rules import Rules
-from service.game.search import search
 from service.game.warmup import prepare
 
 #: A forced win's standing as a number (`value_of`): beyond any evaluation, and the sooner
@@ -108,17 +106,14 @@ def rechecked(
     judge_ms: int,
 ) -> list[tuple[int, str]]:
     """Return (move, standing) of what the search plays, with each budget, in the position
-    before its move that left `plies` plies, as the judge sees each; as the benchmark plays
-    it (every core; black's forbidden cells barred under renju)."""
+    before its move that left `plies` plies, as the judge sees each; searched as the
+    benchmark searches (`search_as_served`)."""
     before = game.moves[: plies - 1]
-    board, mover = Board.empty(rules), Mark.X
-    for cell in before:
-        board, mover = board.play(cell, mover), mover.opponent
-    black_moves = rules.variant.has_fouls and mover is Mark.X
-    barred = frozenset(forbidden_cells(board)) if black_moves else frozenset()
+    board = game_after(before, rules).board
+    mover = Mark.X if len(before) % 2 == 0 else Mark.O
     found = []
     for budget_ms in budgets_ms:
-        move = search(board, mover, budget_ms / 1000, barred=barred, threads=cores()).move
+        move = search_as_served(board, mover, budget_ms / 1000).move
         judged_as = judge_position(command, rules, (*before, move), game.search_first, judge_ms)
         found.append((move, judged_as))
     return found
