@@ -1,0 +1,152 @@
+"""`python -m benchmarks.rate BRAIN --records RECORD... --out FILE`: the search's moves in fixed
+positions, rated by a judge, so that two revisions can be told apart without games.
+
+A run of 80 games against Rapfi moves by about five points between sessions (SEARCH.md),
+more than most steps are worth. This plays the checkout's search (as the benchmark serves
+it, `search_as_served`) in positions taken from recorded games (`benchmarks.gomocup
+--record`), those where the search was to move as first player from its third move to its
+nineteenth, and has a judge rate the position each move leaves (`benchmarks.judge`). A
+standing becomes an expected score, 1 / (1 + e^(-value / 200)), 1 for a forced win and 0
+for a forced loss. Each line of `--out` holds a position's moves, the move played and the
+judge's standing; `--baseline` pairs them with another run's in the same positions (a git
+worktree of the commit before, run the same way) and prints the mean difference and its
+standard error. The search and the judge never run at once: the search has both cores.
+
+    python -m benchmarks.gomocup ./pbrain-rapfi --games 20 --record games.jsonl
+    python -m benchmarks.rate ./pbrain-rapfi --records games.jsonl --out before.jsonl  # worktree
+    python -m benchmarks.rate ./pbrain-rapfi --records games.jsonl --out after.jsonl \
+        --baseline before.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchmarks.gomocup import Game, recorded, search_as_served
+from benchmarks.judge import MATE_VALUE, judge_position, value_of
+from service.game.board import Mark
+from service.game.moves import game_after
+from service.game.rules import Rules
+from service.game.warmup import prepare
+
+#: The judge's value that reads as a 3 in 4 chance of winning (Rapfi's scale: a side
+#: ahead by 200 is well ahead).
+SCORE_SCALE = 200
+
+#: The plies before the first position rated (the opening's three stones and the
+#: opponent's reply) and the first left out: the middle game, where the games are lost.
+FIRST_PLIES, LAST_PLIES = 4, 38
+
+
+@dataclass(frozen=True)
+class Rating:
+    """The search's move in one position and the judge's standing after it."""
+
+    #: The moves before, in the order played: the position's key.
+    before: tuple[int, ...]
+    move: int
+    #: From the search's side (`benchmarks.judge.standing`); "?" if the judge sent none.
+    standing: str
+
+
+def expected_score(found: str) -> float | None:
+    """Return a standing as the search's chance of winning: 1 won, 0 lost; None for "?"."""
+    value = value_of(found)
+    if value is None:
+        return None
+    if abs(value) > MATE_VALUE // 2:
+        return 1.0 if value > 0 else 0.0
+    return 1 / (1 + math.exp(-value / SCORE_SCALE))
+
+
+def positions(games: list[tuple[Rules, Game]], every: int) -> list[tuple[Rules, tuple[int, ...]]]:
+    """Return every `every`th position of the games the search opened where it was to
+    move, FIRST_PLIES to LAST_PLIES plies in."""
+    found: list[tuple[Rules, tuple[int, ...]]] = []
+    for rules, game in games:
+        if not game.search_first:
+            continue
+        last = min(len(game.moves), LAST_PLIES)
+        found.extend((rules, tuple(game.moves[:plies])) for plies in range(FIRST_PLIES, last, 2))
+    return found[::every]
+
+
+def rate(
+    command: list[str], rules: Rules, before: tuple[int, ...], budget_ms: int, judge_ms: int
+) -> Rating:
+    """Return what the search plays after `before` (X to move) and how the judge rates it."""
+    board = game_after(before, rules).board
+    move = search_as_served(board, Mark.X, budget_ms / 1000).move
+    return Rating(before, move, judge_position(command, rules, (*before, move), True, judge_ms))
+
+
+def compared(ratings: list[Rating], baseline: list[Rating]) -> tuple[int, float, float, int]:
+    """Return, over the positions both rated (each side's standing known): how many, the
+    mean difference of the expected scores (`ratings` less `baseline`), its standard
+    error, and in how many both played the same move."""
+    baseline_of = {rating.before: rating for rating in baseline}
+    differences, same = [], 0
+    for rating in ratings:
+        other = baseline_of.get(rating.before)
+        if other is None:
+            continue
+        mine, theirs = expected_score(rating.standing), expected_score(other.standing)
+        if mine is None or theirs is None:
+            continue
+        differences.append(mine - theirs)
+        same += rating.move == other.move
+    if len(differences) < 2:
+        return len(differences), sum(differences), 0.0, same
+    error = statistics.stdev(differences) / math.sqrt(len(differences))
+    return len(differences), statistics.fmean(differences), error, same
+
+
+def saved(path: Path) -> list[Rating]:
+    """Return the ratings a run wrote (`--out`)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [
+        Rating(tuple(found["before"]), found["move"], found["standing"])
+        for found in map(json.loads, lines)
+    ]
+
+
+def main() -> None:
+    """Rate the search's moves in the recorded positions; print their mean expected score
+    and, with --baseline, the difference from another run's."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("brain", nargs="+", help="the judge's command line")
+    parser.add_argument(
+        "--records", type=Path, nargs="+", required=True, help="files of benchmarks.gomocup"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="where the ratings go")
+    parser.add_argument("--baseline", type=Path, help="another run's --out, to compare with")
+    parser.add_argument("--budget-ms", type=int, default=250, help="the search's time")
+    parser.add_argument("--judge-ms", type=int, default=300, help="the judge's time")
+    parser.add_argument("--every", type=int, default=1, help="rate every n-th position")
+    arguments = parser.parse_args()
+    games = [found for path in arguments.records for found in recorded(path)]
+    prepare()
+    ratings = []
+    with arguments.out.open("w", encoding="utf-8") as out:
+        for rules, before in positions(games, arguments.every):
+            rating = rate(arguments.brain, rules, before, arguments.budget_ms, arguments.judge_ms)
+            out.write(json.dumps(asdict(rating)) + "\n")
+            out.flush()
+            ratings.append(rating)
+    scores = [score for rating in ratings if (score := expected_score(rating.standing)) is not None]
+    print(f"{len(scores)} positions rated: mean expected score {statistics.fmean(scores):.4f}")
+    if arguments.baseline:
+        count, mean, error, same = compared(ratings, saved(arguments.baseline))
+        print(
+            f"against {arguments.baseline}: {mean:+.4f} ± {error:.4f} (standard error) over "
+            f"{count} positions, the same move in {same}"
+        )
+
+
+if __name__ == "__main__":
+    main()
