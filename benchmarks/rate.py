@@ -11,11 +11,13 @@ for a forced loss. Each line of `--out` holds a position's moves, the move playe
 judge's standing; `--baseline` pairs them with another run's in the same positions (a git
 worktree of the commit before, run the same way) and prints the mean difference and its
 standard error. The search and the judge never run at once: the search has both cores.
+A judge's command with flags of its own goes after `--`. Paths absolute, so that the same
+lines run in a worktree:
 
-    python -m benchmarks.gomocup ./pbrain-rapfi --games 20 --record games.jsonl
-    python -m benchmarks.rate ./pbrain-rapfi --records games.jsonl --out before.jsonl  # worktree
-    python -m benchmarks.rate ./pbrain-rapfi --records games.jsonl --out after.jsonl \
-        --baseline before.jsonl
+    python -m benchmarks.gomocup /opt/pbrain-rapfi --games 20 --record /tmp/games.jsonl
+    python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/before.jsonl
+    python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/after.jsonl \
+        --baseline /tmp/before.jsonl
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from service.game.moves import game_after
 from service.game.rules import Rules
 from service.game.warmup import prepare
 
-#: The judge's value that reads as a 3 in 4 chance of winning (Rapfi's scale: a side
-#: ahead by 200 is well ahead).
+#: The judge's value that reads as about a 3 in 4 chance of winning (0.73; on Rapfi's
+#: scale a side ahead by 200 is well ahead).
 SCORE_SCALE = 200
 
 #: The plies before the first position rated (the opening's three stones and the
@@ -66,12 +68,13 @@ def expected_score(found: str) -> float | None:
 
 def positions(games: list[tuple[Rules, Game]], every: int) -> list[tuple[Rules, tuple[int, ...]]]:
     """Return every `every`th position of the games the search opened where it was to
-    move, FIRST_PLIES to LAST_PLIES plies in."""
+    move, FIRST_PLIES to LAST_PLIES plies in, before the game's last move (after it the
+    game is over: nothing for a judge to rate)."""
     found: list[tuple[Rules, tuple[int, ...]]] = []
     for rules, game in games:
         if not game.search_first:
             continue
-        last = min(len(game.moves), LAST_PLIES)
+        last = min(len(game.moves) - 1, LAST_PLIES)
         found.extend((rules, tuple(game.moves[:plies])) for plies in range(FIRST_PLIES, last, 2))
     return found[::every]
 
@@ -139,7 +142,8 @@ def main() -> None:
             out.flush()
             ratings.append(rating)
     scores = [score for rating in ratings if (score := expected_score(rating.standing)) is not None]
-    print(f"{len(scores)} positions rated: mean expected score {statistics.fmean(scores):.4f}")
+    shown = f"{statistics.fmean(scores):.4f}" if scores else "none: the judge sent no evaluation"
+    print(f"{len(scores)} positions rated: mean expected score {shown}")
     if arguments.baseline:
         count, mean, error, same = compared(ratings, saved(arguments.baseline))
         print(
