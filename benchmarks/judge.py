@@ -109,14 +109,18 @@ def rechecked(
     before its move that left `plies` plies, as the judge sees each; searched as the
     benchmark searches (`search_as_served`)."""
     before = game.moves[: plies - 1]
-    board = game_after(before, rules).board
+    return [searched_and_judged(command, rules, before, budget, judge_ms) for budget in budgets_ms]
+
+
+def searched_and_judged(
+    command: list[str], rules: Rules, before: tuple[int, ...], budget_ms: int, judge_ms: int
+) -> tuple[int, str]:
+    """Return the move the search plays after `before` (as the benchmark searches,
+    `search_as_served`) and the search's standing after it, as the judge sees it."""
     mover = Mark.X if len(before) % 2 == 0 else Mark.O
-    found = []
-    for budget_ms in budgets_ms:
-        move = search_as_served(board, mover, budget_ms / 1000).move
-        judged_as = judge_position(command, rules, (*before, move), game.search_first, judge_ms)
-        found.append((move, judged_as))
-    return found
+    board = game_after(before, rules).board
+    move = search_as_served(board, mover, budget_ms / 1000).move
+    return move, judge_position(command, rules, (*before, move), mover is Mark.X, judge_ms)
 
 
 def lost_from(standings: list[tuple[int, str]]) -> int | None:

@@ -29,10 +29,8 @@ import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmarks.gomocup import Game, recorded, search_as_served
-from benchmarks.judge import MATE_VALUE, judge_position, value_of
-from service.game.board import Mark
-from service.game.moves import game_after
+from benchmarks.gomocup import Game, recorded
+from benchmarks.judge import MATE_VALUE, searched_and_judged, value_of
 from service.game.rules import Rules
 from service.game.warmup import prepare
 
@@ -83,9 +81,7 @@ def rate(
     command: list[str], rules: Rules, before: tuple[int, ...], budget_ms: int, judge_ms: int
 ) -> Rating:
     """Return what the search plays after `before` (X to move) and how the judge rates it."""
-    board = game_after(before, rules).board
-    move = search_as_served(board, Mark.X, budget_ms / 1000).move
-    return Rating(before, move, judge_position(command, rules, (*before, move), True, judge_ms))
+    return Rating(before, *searched_and_judged(command, rules, before, budget_ms, judge_ms))
 
 
 def compared(ratings: list[Rating], baseline: list[Rating]) -> tuple[int, float, float, int]:
