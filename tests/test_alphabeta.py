@@ -667,6 +667,38 @@ def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
     assert cell in [estimate.move for estimate in ranked.moves]
 
 
+def foul_trap(variant: Variant) -> Board:
+    """O to move. Black's twos on row 7 and column 7 meet at the centre, where its stone
+    makes two open threes; O's three on the diagonal below it is closed at (12, 12), so
+    O's stone at (11, 11) makes a four whose one five is at the centre."""
+    board = Board.empty(Rules(15, 15, 5, variant=variant))
+    for row, col in [(5, 7), (6, 7), (7, 5), (7, 6), (12, 12), (6, 6)]:
+        board = board.play(row * 15 + col, Mark.X)
+    for row, col in [(8, 8), (9, 9), (10, 10), (0, 0), (14, 0)]:
+        board = board.play(row * 15 + col, Mark.O)
+    return board
+
+
+@pytest.mark.parametrize("variant", [Variant.RENJU, Variant.STANDARD])
+def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(variant: Variant) -> None:
+    """After O's four, black stops the five only by its foul: under renju it has lost,
+    and the tree reads so at every node below the root, one ply from the leaves too, and
+    O's search finds the four; under the standard rule black blocks and wins itself."""
+    board, four, centre = foul_trap(variant), 11 * 15 + 11, 7 * 15 + 7
+    after = board.play(four, Mark.O)
+    _geometry, state, _table, _limits = Search(after, Mark.X, TIME).kernel
+    found = [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)]
+    if variant is Variant.RENJU:
+        assert forbidden_cells(after) == (centre,)  # the judge's reading, not the shapes'
+        assert found == [-alphabeta.SHAPE_WIN] * 3
+        assert alphabeta.decided(state, 1, 5, 0, False) == 0  # the root: the judge's own
+        result = search(board, Mark.O, TIME, max_nodes=2000)
+        assert (result.move, result.evaluation) == (four, pytest.approx(0.9866, abs=1e-4))
+    else:
+        assert found == [0, 0, 0]
+        assert search(board, Mark.O, TIME, max_nodes=2000).move == centre
+
+
 def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None:
     """X's row . X X X X . O: a five to make at either end, but O at the far end from its
     own stone closes the other five at both ends. Not an open four, nor two fives that

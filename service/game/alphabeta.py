@@ -1357,14 +1357,37 @@ def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyp
     fours, a four and an open three, or two open threes to make, none answered), so that
     the tree does not search what it would read as won or lost one ply lower (Rapfi's
     static win check at every node); 0 if they do not, or where a five is to be made
-    (the tree finds that end, and proves it, in a ply or two)."""
-    if ply == 0 or depth <= 1 or misere or exact or state[11][0] == 0:
+    (the tree finds that end, and proves it, in a ply or two). Under renju, also one ply
+    from the leaves: black lost where white's one five is to be made on black's foul."""
+    if ply == 0 or misere or exact or state[11][0] == 0:
         return 0
     tally = state[10]
-    if tally[player, FIVE] > 0 or tally[3 - player, FIVE] >= 2:
+    if tally[player, FIVE] > 0:
+        return 0
+    fouls = state[11][1] == player  # renju's black
+    if fouls and tally[3 - player, FIVE] == 1 and _blocked_by_a_foul(state, player):
+        # One ply from the leaves too: whether black blocks (a foul, which loses at once)
+        # or not (the five), it has lost.
+        return -SHAPE_WIN
+    if depth <= 1 or tally[3 - player, FIVE] >= 2:
         return 0
     # Turned round from the player who has just moved.
     return -_shape_end(state[10], state[11][2], 3 - player)
+
+
+@_uncounted
+def _blocked_by_a_foul(state, player):  # type: ignore[no-untyped-def]
+    """Return whether the one cell where `player`'s opponent makes a five is `player`'s
+    foul (`_shape_foul`: renju's black), so that `player` cannot stop it."""
+    cells, table, keys = state[0], state[8], state[9]
+    opponent = 3 - player
+    for cell in range(cells.shape[0]):
+        if cells[cell] != 0:
+            continue
+        for direction in range(4):
+            if table[opponent, keys[cell, direction]] == FIVE:
+                return _shape_foul(state, cell)
+    return False
 
 
 @njit(cache=True, nogil=True)
