@@ -693,7 +693,8 @@ def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(variant: Varian
         assert found == [-alphabeta.SHAPE_WIN] * 3
         assert alphabeta.decided(state, 1, 5, 0, False) == 0  # the root: the judge's own
         result = search(board, Mark.O, TIME, max_nodes=2000)
-        assert (result.move, result.evaluation) == (four, pytest.approx(0.9866, abs=1e-4))
+        assert result.move == four
+        assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
     else:
         assert found == [0, 0, 0]
         assert search(board, Mark.O, TIME, max_nodes=2000).move == centre
