@@ -667,37 +667,60 @@ def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
     assert cell in [estimate.move for estimate in ranked.moves]
 
 
-def foul_trap(variant: Variant) -> Board:
-    """O to move. Black's twos on row 7 and column 7 meet at the centre, where its stone
-    makes two open threes; O's three on the diagonal below it is closed at (12, 12), so
-    O's stone at (11, 11) makes a four whose one five is at the centre."""
+#: Positions with O to move where O's four (the third entry) leaves one cell to make five
+#: (the fourth), black's foul under renju: two open threes of black's meet there, or
+#: black's stone there would make six in a row. (Rows, columns.)
+FOUL_TRAPS = {
+    "double three": (
+        [(5, 7), (6, 7), (7, 5), (7, 6), (12, 12), (6, 6)],
+        [(8, 8), (9, 9), (10, 10), (0, 0), (14, 0)],
+        (11, 11),
+        (7, 7),
+    ),
+    "overline": (
+        [(3, 2), (3, 3), (3, 5), (3, 6), (3, 7), (8, 4), (2, 4)],
+        [(4, 4), (5, 4), (6, 4), (14, 14), (14, 0), (0, 14)],
+        (7, 4),
+        (3, 4),
+    ),
+}
+
+
+def foul_trap(name: str, variant: Variant) -> tuple[Board, int, int]:
+    """Return a FOUL_TRAPS position under `variant`, O's four and the trap's cell."""
+    x_cells, o_cells, (four_row, four_col), (trap_row, trap_col) = FOUL_TRAPS[name]
     board = Board.empty(Rules(15, 15, 5, variant=variant))
-    for row, col in [(5, 7), (6, 7), (7, 5), (7, 6), (12, 12), (6, 6)]:
-        board = board.play(row * 15 + col, Mark.X)
-    for row, col in [(8, 8), (9, 9), (10, 10), (0, 0), (14, 0)]:
-        board = board.play(row * 15 + col, Mark.O)
-    return board
+    for cells, mark in ((x_cells, Mark.X), (o_cells, Mark.O)):
+        for row, col in cells:
+            board = board.play(row * 15 + col, mark)
+    return board, four_row * 15 + four_col, trap_row * 15 + trap_col
 
 
-@pytest.mark.parametrize("variant", [Variant.RENJU, Variant.STANDARD])
-def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(variant: Variant) -> None:
-    """After O's four, black stops the five only by its foul: under renju it has lost,
-    and the tree reads so at every node below the root, one ply from the leaves too, and
-    O's search finds the four; under the standard rule black blocks and wins itself."""
-    board, four, centre = foul_trap(variant), 11 * 15 + 11, 7 * 15 + 7
+@pytest.mark.parametrize("name", sorted(FOUL_TRAPS))
+def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> None:
+    """After O's four, black stops the five only by its foul: it has lost, and the tree
+    reads so at every node below the root, one ply from the leaves too (at the root the
+    judge's own fouls decide), and O's search plays the four."""
+    board, four, trap = foul_trap(name, Variant.RENJU)
     after = board.play(four, Mark.O)
+    assert trap in forbidden_cells(after)  # the judge's reading, not the shapes'
     _geometry, state, _table, _limits = Search(after, Mark.X, TIME).kernel
-    found = [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)]
-    if variant is Variant.RENJU:
-        assert forbidden_cells(after) == (centre,)  # the judge's reading, not the shapes'
-        assert found == [-alphabeta.SHAPE_WIN] * 3
-        assert alphabeta.decided(state, 1, 5, 0, False) == 0  # the root: the judge's own
-        result = search(board, Mark.O, TIME, max_nodes=2000)
-        assert result.move == four
-        assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
-    else:
-        assert found == [0, 0, 0]
-        assert search(board, Mark.O, TIME, max_nodes=2000).move == centre
+    assert [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+        -alphabeta.SHAPE_WIN
+    ] * 3
+    assert alphabeta.decided(state, 1, 5, 0, False) == 0
+    result = search(board, Mark.O, TIME, max_nodes=2000)
+    assert result.move == four
+    assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
+
+
+def test_under_the_standard_rule_black_blocks_the_four_and_wins_itself() -> None:
+    """The same double three under the standard rule: no foul, so black's block stands and
+    its two threes win; O blocks them first."""
+    board, four, trap = foul_trap("double three", Variant.STANDARD)
+    _geometry, state, _table, _limits = Search(board.play(four, Mark.O), Mark.X, TIME).kernel
+    assert [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)] == [0, 0, 0]
+    assert search(board, Mark.O, TIME, max_nodes=2000).move == trap
 
 
 def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None:

@@ -897,19 +897,37 @@ def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
 @_uncounted
 def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
     """Return whether black playing `cell` makes two fours or two open threes, as its
-    shapes show them, and no five: renju's double four and double three, read without
-    the recursive definition of a three (the root's fouls are judged in full)."""
+    shapes show them, or an overline, and no five: renju's double four, double three and
+    overline, read without the recursive definition of a three (the root's fouls are
+    judged in full)."""
     keys, table = state[9], state[8]
+    half = state[12].shape[2] // 2
     fours = threes = 0
+    overline = False
     for direction in range(4):
-        shape = table[1, keys[cell, direction]]
+        key = keys[cell, direction]
+        shape = table[1, key]
         if shape == FIVE:
             return False
         if shape >= FOUR:
             fours += 1
         elif shape == OPEN_THREE:
             threes += 1
-    return fours >= 2 or threes >= 2
+        overline = overline or _black_run(key, half) >= 6
+    return fours >= 2 or threes >= 2 or overline
+
+
+@_uncounted
+def _black_run(key, half):  # type: ignore[no-untyped-def]
+    """Return how long a row of black's marks a black stone makes in the middle of a key's
+    line (`half` cells each side, nearest first: `_slot_place`)."""
+    run = 1
+    for first in (0, half):
+        for slot in range(first, first + half):
+            if (key >> (2 * slot)) & 3 != 1:
+                break
+            run += 1
+    return run
 
 
 @_uncounted
