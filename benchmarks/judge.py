@@ -63,7 +63,7 @@ def judge_position(
     """Return the search's standing after `moves`, the last its own, as the judge sees it.
 
     Each position goes to a judge started for it: nothing it learnt of the last one sways
-    it, and a brain that drops a command sent as it answers (Rapfi does: SEARCH.md) is never
+    it, and a brain that drops a command sent as it answers (Rapfi does: STRENGTH.md) is never
     sent a second."""
     with Brain(command, rules, judge_ms) as judge:
         # The judge plays the side to move: the search's opponent.

@@ -1,7 +1,7 @@
 """`python -m benchmarks.rate BRAIN --records RECORD... --out FILE`: the search's moves in fixed
 positions, rated by a judge, so that two revisions can be told apart without games.
 
-A run of 80 games against Rapfi moves by about five points between sessions (SEARCH.md),
+A run of 80 games against Rapfi moves by about five points between sessions (STRENGTH.md),
 more than most steps are worth. This plays the checkout's search (as the benchmark serves
 it, `search_as_served`) in positions taken from recorded games (`benchmarks.gomocup
 --record`), those where the search was to move as first player from its third move to its

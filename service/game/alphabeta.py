@@ -61,7 +61,7 @@ CANDIDATES_TRIED = 16
 #: What a threat a move makes or stops (`_shape`: 1 an open three, 2 a four, 8 two at
 #: once) adds to its promise in the order of the candidates, 3 plies or more from the
 #: leaves: a four or an open three before the moves that only fill windows
-#: (docs/SEARCH.md: 52.5 % against Wine where the promise alone gave 47.5 %).
+#: (docs/STRENGTH.md: 52.5 % against Wine where the promise alone gave 47.5 %).
 SHAPE_WEIGHT = 64
 
 #: How far from the leaves the candidates are ordered by their threats too: nearer the

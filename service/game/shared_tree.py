@@ -7,7 +7,7 @@ thread plays its moves in a compiled position of its own; the transposition tabl
 one the search was given, shared. At each depth the tree finds the value one thread's
 search finds, save what the table holds when a node is reached, which the threads'
 timing changes (`tests/test_shared_tree.py` holds them equal on five games); two threads
-reach a depth about 1.35 times as fast (docs/SEARCH.md). Stopped by the deadline within a
+reach a depth about 1.35 times as fast (docs/STRENGTH.md). Stopped by the deadline within a
 depth, it plays as one thread does: the last finished depth's move, unless the stopped
 depth has searched another in full and found it better. Nodes fewer than
 SPLIT_FROM_DEPTH plies from the leaves are searched whole by one thread: sharing them

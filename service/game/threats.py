@@ -83,5 +83,5 @@ DEFENCE_NODES = 3_000
 
 #: How many threes that look tries: none. With threes it filled its share and took the
 #: tree's depth: against the search before, 37.5 % where fours alone gave 47.5 %
-#: (docs/SEARCH.md).
+#: (docs/STRENGTH.md).
 DEFENCE_THREES = 0
