@@ -645,16 +645,21 @@ def test_under_renju_the_tree_never_tries_a_double_three_for_black(variant: Vari
     assert centre in tried_below_the_root(kernel, 2)  # white may
 
 
-def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
-    """Black at (8, 4) makes two threes by its shapes, but the row's can only become a
-    straight four at (8, 5), itself a foul: no three, so no foul by the renju judge. The
-    root tries the move and the analysis ranks it; only below the root do the shapes
-    rule it out."""
+def looks_double() -> Board:
+    """Renju, X to move: black at (8, 4) makes two threes by its shapes, but the row's can
+    only become a straight four at (8, 5), itself a foul: no three, so no foul by the
+    renju judge."""
     rules = Rules(15, 15, 5, variant=Variant.RENJU)
     rows = {4: "......O..O.....", 5: ".....XO..O.....", 6: ".....XX........",
             7: ".....X.........", 8: "......XX.......", 9: "......O.XO.....",
             10: ".....O........."}  # fmt: skip
-    board = Board.from_text("".join(rows.get(row, "." * 15) for row in range(15)), rules)
+    return Board.from_text("".join(rows.get(row, "." * 15) for row in range(15)), rules)
+
+
+def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
+    """The root tries black's (8, 4), no foul (`looks_double`), and the analysis ranks
+    it; only below the root do the shapes rule it out."""
+    board = looks_double()
     cell = 8 * 15 + 4
     assert foul(board, cell) is None
     barred = frozenset(forbidden_cells(board))
@@ -704,22 +709,60 @@ def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> N
     board, four, trap = foul_trap(name, Variant.RENJU)
     after = board.play(four, Mark.O)
     assert trap in forbidden_cells(after)  # the judge's reading, not the shapes'
-    _geometry, state, _table, _limits = Search(after, Mark.X, TIME).kernel
-    assert [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+    geometry, state, _table, _limits = Search(after, Mark.X, TIME).kernel
+    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
         -alphabeta.SHAPE_WIN
     ] * 3
-    assert alphabeta.decided(state, 1, 5, 0, False) == 0
+    assert alphabeta.decided(geometry, state, 1, 5, 0, False) == 0
     result = search(board, Mark.O, TIME, max_nodes=2000)
     assert result.move == four
     assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
+
+
+def test_a_foul_that_stops_fives_in_two_directions_stops_neither() -> None:
+    """The double three's trap with a second four of O's through the centre, on the other
+    diagonal: two of O's fives to make, one cell, black's foul. Lost all the same."""
+    board, four, centre = foul_trap("double three", Variant.RENJU)
+    board = board.play(four, Mark.O)
+    for row, col in [(8, 6), (9, 5), (10, 4), (11, 3)]:  # the other diagonal's four
+        board = board.play(row * 15 + col, Mark.O)
+    for row, col in [(12, 2), (14, 5), (14, 8), (14, 11)]:  # its far end closed
+        board = board.play(row * 15 + col, Mark.X)
+    assert centre in forbidden_cells(board)
+    geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+    assert state[10][2, alphabeta.FIVE] == 2
+    assert alphabeta.decided(geometry, state, 1, 3, 1, False) == -alphabeta.SHAPE_WIN
+
+
+def test_a_five_to_stop_on_a_three_that_only_looks_double_is_stopped() -> None:
+    """O's three on column 4, closed at (13, 4), becomes a four at (11, 4): black stops it
+    at (8, 4), two threes by its shapes but no foul (`looks_double`). One level deeper the
+    tree sees the row's three for what it is, and the node is not lost."""
+    board = looks_double()
+    for cell, mark in [((9, 4), Mark.O), ((13, 4), Mark.X), ((10, 4), Mark.O),
+                       ((0, 0), Mark.X), ((12, 4), Mark.O), ((0, 14), Mark.X),
+                       ((14, 14), Mark.X), ((11, 4), Mark.O)]:  # fmt: skip
+        board = board.play(cell[0] * 15 + cell[1], mark)
+    block = 8 * 15 + 4
+    assert block not in forbidden_cells(board)
+    geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+    assert alphabeta._shape_foul(state, block)
+    assert not alphabeta._blocking_foul(geometry, state, block)
+    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+        0
+    ] * 3
 
 
 def test_under_the_standard_rule_black_blocks_the_four_and_wins_itself() -> None:
     """The same double three under the standard rule: no foul, so black's block stands and
     its two threes win; O blocks them first."""
     board, four, trap = foul_trap("double three", Variant.STANDARD)
-    _geometry, state, _table, _limits = Search(board.play(four, Mark.O), Mark.X, TIME).kernel
-    assert [alphabeta.decided(state, 1, depth, 1, False) for depth in (1, 2, 5)] == [0, 0, 0]
+    geometry, state, _table, _limits = Search(board.play(four, Mark.O), Mark.X, TIME).kernel
+    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+        0,
+        0,
+        0,
+    ]
     assert search(board, Mark.O, TIME, max_nodes=2000).move == trap
 
 

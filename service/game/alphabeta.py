@@ -1369,7 +1369,7 @@ def _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work):
 
 
 @_uncounted
-def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+def _decided(geometry, state, player, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return the value to `player`, to move at a node below the root and above the leaves,
     of a position its shapes decide as a leaf's are (`_shape_end`: an open four, two
     fours, a four and an open three, or two open threes to make, none answered), so that
@@ -1383,7 +1383,7 @@ def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyp
     if tally[player, FIVE] > 0:
         return 0
     fouls = state[11][1] == player  # renju's black
-    if fouls and tally[3 - player, FIVE] == 1 and _blocked_by_a_foul(state, player):
+    if fouls and tally[3 - player, FIVE] > 0 and _blocked_by_a_foul(geometry, state, player):
         # One ply from the leaves too: whether black blocks (a foul, which loses at once)
         # or not (the five), it has lost.
         return -SHAPE_WIN
@@ -1394,26 +1394,73 @@ def _decided(state, player, depth, ply, misere, exact):  # type: ignore[no-untyp
 
 
 @_uncounted
-def _blocked_by_a_foul(state, player):  # type: ignore[no-untyped-def]
-    """Return whether the one cell where `player`'s opponent makes a five is `player`'s
-    foul (`_shape_foul`: renju's black), so that `player` cannot stop it."""
+def _blocked_by_a_foul(geometry, state, player):  # type: ignore[no-untyped-def]
+    """Return whether the opponent has one cell to make a five, and it is `player`'s foul
+    (renju's black: `_blocking_foul`), so that `player` cannot stop it."""
     cells, table, keys = state[0], state[8], state[9]
     opponent = 3 - player
+    found = -1
     for cell in range(cells.shape[0]):
         if cells[cell] != 0:
             continue
         for direction in range(4):
             if table[opponent, keys[cell, direction]] == FIVE:
-                return _shape_foul(state, cell)
-    return False
+                if found >= 0:
+                    return False  # two cells: the tree finds that loss by itself
+                found = cell
+                break
+    return found >= 0 and _blocking_foul(geometry, state, found)
+
+
+@_uncounted
+def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
+    """Return whether black's stone on `cell` is a foul by its shapes (`_shape_foul`), its
+    threes judged one level deeper, as the renju rules define them: a three counts only if
+    a straight four can be made from it on a cell that is not itself a foul by its shapes."""
+    if not _shape_foul(state, cell):
+        return False
+    keys, table, neighbours = state[9], state[8], state[12]
+    threes = 0
+    fours = 0
+    for direction in range(4):
+        shape = table[1, keys[cell, direction]]
+        if shape >= FOUR:
+            fours += 1
+        elif shape == OPEN_THREE:
+            threes |= 1 << direction
+    half = neighbours.shape[2] // 2
+    if fours >= 2 or threes == 0:
+        return True  # a double four or an overline: read exactly from the shapes
+    overline = False
+    for direction in range(4):
+        overline = overline or _black_run(keys[cell, direction], half) >= 6
+    if overline:
+        return True
+    _play(geometry, state, cell, 1)
+    real = 0
+    for direction in range(4):
+        if threes >> direction & 1 == 0:
+            continue
+        for slot in range(2 * half):
+            other = neighbours[cell, direction, slot]
+            if (
+                other >= 0
+                and state[0][other] == 0
+                and table[1, keys[other, direction]] == OPEN_FOUR
+                and not _shape_foul(state, other)
+            ):
+                real += 1
+                break
+    _undo(geometry, state, cell)
+    return real >= 2
 
 
 @njit(cache=True, nogil=True)
-def decided(state, player, depth, ply, misere):  # type: ignore[no-untyped-def]
+def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return what the tree reads as decided at a node without searching it (`_decided`),
     or 0: for the tree shared between threads, which the one thread's nodes must match."""
     exact = False  # a search shared between threads is never exact (`Search`)
-    return _decided(state, player, depth, ply, misere, exact)
+    return _decided(geometry, state, player, depth, ply, misere, exact)
 
 
 @_uncounted
@@ -1429,7 +1476,7 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     stored_depth, stored_value, bound, hint = _probe(table, key)
     if ply > 0 and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
         return stored_value
-    decided = _decided(state, player, depth, ply, misere, exact)
+    decided = _decided(geometry, state, player, depth, ply, misere, exact)
     if decided != 0:
         return decided
     count = _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work)

@@ -137,7 +137,11 @@ class SharedTree:
                 node.ply,
             )  # fmt: skip
             return (None, []) if self.stopped.is_set() else (value, [])
-        settled = int(alphabeta.decided(main.state, node.player, node.depth, node.ply, self.misere))
+        settled = int(
+            alphabeta.decided(
+                main.geometry, main.state, node.player, node.depth, node.ply, self.misere
+            )
+        )
         if settled != 0:
             return settled, []  # decided by its shapes, as one thread's tree reads it
         moves = [
