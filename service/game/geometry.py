@@ -86,7 +86,7 @@ def window_weights(k: int) -> list[int]:
 
     The last four marks missing count most: each mark there is worth 4 times one fewer
     (fuller windows dominate; 4 played better against Wine than 3, 5, 6, 8 or 12:
-    docs/SEARCH.md). Before them, on lines longer than five, each mark adds as much as the
+    docs/STRENGTH.md). Before them, on lines longer than five, each mark adds as much as the
     first: a window of 12 with 6 marks is worth more than with 1, and the weights stay far
     below the heuristic limit (4^20 would pass it, and flatten every evaluation to 0)."""
     steep_from = max(1, k - 4)  # up to five in a row, every mark is in the steep part
