@@ -1463,6 +1463,39 @@ def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-unt
     return _decided(geometry, state, player, depth, ply, misere, exact)
 
 
+#: Late-move reductions: from a node's REDUCED_FROM-th move on (the first is 0), at least
+#: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
+#: value, `_move_value`, under an open three's: it makes and stops no open three, four or
+#: five) is searched REDUCED_PLIES shallower, with a null window, and again at full depth
+#: if it may raise alpha. Two plies, not one, so that the search below ends on
+#: the same side's move as the unreduced one: the shapes value a position very differently
+#: for the side to move, and by one ply 15 % of the reduced moves failed high
+#: (docs/STRENGTH.md).
+REDUCED_FROM = 3
+REDUCED_FROM_DEPTH = 3
+REDUCED_PLIES = 2
+QUIET_BELOW = SHAPE_VALUES[OPEN_THREE]
+
+
+@_uncounted
+def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return the plies by which the tree searches the `at`-th move of a node shallower
+    (REDUCED_PLIES for a late quiet move, where the game keeps shapes), else 0."""
+    if at < REDUCED_FROM or depth < REDUCED_FROM_DEPTH or ply == 0 or misere or exact:
+        return 0
+    if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
+        return 0
+    return REDUCED_PLIES
+
+
+@njit(cache=True, nogil=True)
+def reduction(state, move, player, at, depth, ply, misere):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return by how many plies the tree searches a node's `at`-th move shallower
+    (`_reduction`): for the tree shared between threads, whose nodes must match."""
+    exact = False  # a search shared between threads is never exact (`Search`)
+    return _reduction(state, move, player, at, depth, ply, misere, exact)
+
+
 @_uncounted
 # Forced ends, the first move and the later ones, and the abort: hence the branches.
 def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
@@ -1490,6 +1523,7 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
         best_move = moves[0]
     for at in range(count if depth > 1 else 0):
         move = moves[at]
+        reduction = _reduction(state, move, player, at, depth, ply, misere, exact)
         if _play(geometry, state, move, player):
             # Completing a line ends the game at once: won, or under misère lost.
             value = -(MATE - ply - 1) if misere else MATE - ply - 1
@@ -1498,11 +1532,18 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
         else:
             # Principal variation search: each move after the first is first shown not to
             # beat the best so far (a null window), and searched again in full only if it does.
+            # A late quiet move is first searched shallower (`_reduction`), and again at
+            # full depth if it may raise alpha.
             first_beta = beta if at == 0 else alpha + 1
             deeper = _negamax(
-                geometry, state, table, 3 - player, depth - 1, -first_beta, -alpha, ply + 1,
-                misere, exact, limits, work,
+                geometry, state, table, 3 - player, depth - 1 - reduction, -first_beta,
+                -alpha, ply + 1, misere, exact, limits, work,
             )  # fmt: skip
+            if reduction > 0 and deeper != ABORTED and -deeper > alpha:
+                deeper = _negamax(
+                    geometry, state, table, 3 - player, depth - 1, -first_beta, -alpha, ply + 1,
+                    misere, exact, limits, work,
+                )  # fmt: skip
             if deeper != ABORTED and first_beta < beta and alpha < -deeper < beta:
                 deeper = _negamax(
                     geometry, state, table, 3 - player, depth - 1, -beta, -alpha, ply + 1,

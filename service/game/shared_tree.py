@@ -160,7 +160,7 @@ class SharedTree:
             self.root_best = moves[0]
         best = _Best(first, [moves[0], *below])
         if max(node.alpha, first) < node.beta and len(moves) > 1:
-            rest = iter(moves[1:])
+            rest = iter(enumerate(moves[1:], start=1))
             helpers = [
                 threading.Thread(target=self._share, args=(kernel, node, rest, best))
                 for kernel in self.kernels[1:]
@@ -189,16 +189,26 @@ class SharedTree:
             for geometry, state, _table, _limits in self.kernels:
                 alphabeta.undo_move(geometry, state, move)
 
-    def _share(self, kernel: Kernel, node: _Window, rest: Iterator[int], best: _Best) -> None:
+    def _share(
+        self, kernel: Kernel, node: _Window, rest: Iterator[tuple[int, int]], best: _Best
+    ) -> None:
         """Take a node's next move and search it, while any is left and no cut is found:
-        a null window first, then the full one if the move may be better than the best."""
+        a null window first (a late quiet move shallower first, as one thread's tree does:
+        `alphabeta.reduction`), then the full one if the move may be better than the best."""
         while not self.stopped.is_set():
             with best.lock:
-                move = next(rest, None)
+                at, move = next(rest, (0, None))
                 floor = max(node.alpha, best.value)
             if move is None or floor >= node.beta:
                 return
-            value = self._value_of(kernel, node, move, floor, floor + 1)
+            reduction = int(
+                alphabeta.reduction(
+                    kernel.state, move, node.player, at, node.depth, node.ply, self.misere
+                )
+            )
+            value = self._value_of(kernel, node, move, floor, floor + 1, reduction)
+            if reduction > 0 and value > floor and not self.stopped.is_set():
+                value = self._value_of(kernel, node, move, floor, floor + 1)
             if floor < value < node.beta and not self.stopped.is_set():
                 with best.lock:
                     floor = max(node.alpha, best.value)
@@ -211,10 +221,13 @@ class SharedTree:
                     if node.ply == 0:
                         self.root_best = move
 
-    def _value_of(self, kernel: Kernel, node: _Window, move: int, alpha: int, beta: int) -> int:
+    def _value_of(  # noqa: PLR0917
+        self, kernel: Kernel, node: _Window, move: int, alpha: int, beta: int, reduction: int = 0
+    ) -> int:
         return self._call(
-            kernel, alphabeta.move_value, move, node.player, node.depth, alpha, beta, node.ply
-        )
+            kernel, alphabeta.move_value, move, node.player, node.depth - reduction, alpha, beta,
+            node.ply,
+        )  # fmt: skip
 
     def _call(self, kernel: Kernel, function: Callable[..., int], *arguments: object) -> int:
         """Call a compiled function of the tree on a kernel; mark the search stopped if the
