@@ -1465,16 +1465,18 @@ def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-unt
 
 #: Late-move reductions: from a node's REDUCED_FROM-th move on (the first is 0), at least
 #: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
-#: value, `_move_value`, under an open three's: it makes and stops no open three, four or
-#: five) is searched REDUCED_PLIES shallower, with a null window, and again at full depth
-#: if it may raise alpha. Two plies, not one, so that the search below ends on
-#: the same side's move as the unreduced one: the shapes value a position very differently
-#: for the side to move, and by one ply 15 % of the reduced moves failed high
-#: (docs/STRENGTH.md).
+#: value, `_move_value` on Wine's scale, under QUIET_BELOW: it makes and stops no five,
+#: open four or double threat, and its lesser shapes, a single four or open three among
+#: them, sum to little) is searched REDUCED_PLIES shallower, with a null window, and again
+#: at full depth if it may raise alpha. Two plies, not one, so that the search below ends
+#: on the same side's move as the unreduced one: the shapes value a position very
+#: differently for the side to move, and by one ply 15 % of the reduced moves failed high
+#: (docs/STRENGTH.md). Three plies from the leaves the reduced move's reply is searched as
+#: a leaf's parent (depth 0 reads as 1): one ply less there, as measured.
 REDUCED_FROM = 3
 REDUCED_FROM_DEPTH = 3
 REDUCED_PLIES = 2
-QUIET_BELOW = SHAPE_VALUES[OPEN_THREE]
+QUIET_BELOW = 96
 
 
 @_uncounted

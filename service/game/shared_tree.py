@@ -2,7 +2,8 @@
 
 One thread searches a node's first move (down the line of first moves, the same way), then
 every thread takes the node's next move in turn until none is left: each shows its move no
-better than the best so far with a null window, and searches it in full if it is. Each
+better than the best so far with a null window (a late quiet move shallower first, as one
+thread's tree does), and searches it in full if it is. Each
 thread plays its moves in a compiled position of its own; the transposition table is the
 one the search was given, shared. At each depth the tree finds the value one thread's
 search finds, save what the table holds when a node is reached, which the threads'
