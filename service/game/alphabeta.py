@@ -895,26 +895,40 @@ def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
+def _foul_shapes(state, cell):  # type: ignore[no-untyped-def]
+    """Return what black playing `cell` makes, as its shapes show them: (whether a five,
+    how many directions hold a four, the directions holding an open three as bits,
+    whether an overline)."""
+    keys, table = state[9], state[8]
+    half = state[12].shape[2] // 2
+    five = overline = False
+    fours = threes = 0
+    for direction in range(4):
+        key = keys[cell, direction]
+        shape = table[1, key]
+        five = five or shape == FIVE
+        if FOUR <= shape < FIVE:
+            fours += 1
+        elif shape == OPEN_THREE:
+            threes |= 1 << direction
+        overline = overline or _black_run(key, half) >= 6
+    return five, fours, threes, overline
+
+
+@_uncounted
 def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
     """Return whether black playing `cell` makes two fours or two open threes, as its
     shapes show them, or an overline, and no five: renju's double four, double three and
     overline, read without the recursive definition of a three (the root's fouls are
     judged in full)."""
-    keys, table = state[9], state[8]
-    half = state[12].shape[2] // 2
-    fours = threes = 0
-    overline = False
-    for direction in range(4):
-        key = keys[cell, direction]
-        shape = table[1, key]
-        if shape == FIVE:
-            return False
-        if shape >= FOUR:
-            fours += 1
-        elif shape == OPEN_THREE:
-            threes += 1
-        overline = overline or _black_run(key, half) >= 6
-    return fours >= 2 or threes >= 2 or overline
+    five, fours, threes, overline = _foul_shapes(state, cell)
+    return not five and (fours >= 2 or _directions(threes) >= 2 or overline)
+
+
+@_uncounted
+def _directions(bits):  # type: ignore[no-untyped-def]
+    """Return how many of the four directions `bits` holds."""
+    return (bits & 1) + (bits >> 1 & 1) + (bits >> 2 & 1) + (bits >> 3 & 1)
 
 
 @_uncounted
@@ -1417,31 +1431,20 @@ def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
     """Return whether black's stone on `cell` is a foul by its shapes (`_shape_foul`), its
     threes judged one level deeper, as the renju rules define them: a three counts only if
     a straight four can be made from it on a cell that is not itself a foul by its shapes."""
-    if not _shape_foul(state, cell):
+    five, fours, threes, overline = _foul_shapes(state, cell)
+    if five:
+        return False
+    if fours >= 2 or overline:
+        return True  # a double four or an overline: read exactly from the shapes
+    if _directions(threes) < 2:
         return False
     keys, table, neighbours = state[9], state[8], state[12]
-    threes = 0
-    fours = 0
-    for direction in range(4):
-        shape = table[1, keys[cell, direction]]
-        if shape >= FOUR:
-            fours += 1
-        elif shape == OPEN_THREE:
-            threes |= 1 << direction
-    half = neighbours.shape[2] // 2
-    if fours >= 2 or threes == 0:
-        return True  # a double four or an overline: read exactly from the shapes
-    overline = False
-    for direction in range(4):
-        overline = overline or _black_run(keys[cell, direction], half) >= 6
-    if overline:
-        return True
     _play(geometry, state, cell, 1)
     real = 0
     for direction in range(4):
         if threes >> direction & 1 == 0:
             continue
-        for slot in range(2 * half):
+        for slot in range(neighbours.shape[2]):
             other = neighbours[cell, direction, slot]
             if (
                 other >= 0
