@@ -4,12 +4,12 @@ a test), and a headless browser."""
 
 from __future__ import annotations
 
-import functools
 import io
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -52,17 +52,29 @@ def engine(tables_dir: Path) -> Engine:
     return Engine(prepare_tables(tables_dir))
 
 
-@pytest.fixture(scope="session")
-def serve(tables_dir: Path) -> ServerStarter:
-    """Return `start_server` on the session's tables: no test writes a developer's cache."""
-    return functools.partial(start_server, tables_dir=tables_dir)
+@pytest.fixture
+def serve(tables_dir: Path) -> Iterator[ServerStarter]:
+    """Return `start_server` on the session's tables (no test writes a developer's cache);
+    a server the test leaves running, as a failing one may, is killed after it."""
+    started: list[RunningServer] = []
+
+    def starter(*args: Any, **kwargs: Any) -> RunningServer:
+        running = start_server(*args, **{"tables_dir": tables_dir, **kwargs})
+        started.append(running)
+        return running
+
+    yield starter
+    for running in started:
+        if running.process.poll() is None:
+            running.process.kill()
+            running.process.wait(timeout=60)
 
 
 @pytest.fixture(scope="module")
-def server(serve: ServerStarter) -> Iterator[RunningServer]:
+def server(tables_dir: Path) -> Iterator[RunningServer]:
     """Run `python -m service` (two workers, no access log) for a module's tests; it must
     stop cleanly after them."""
-    running = serve({"ACCESS_LOG": "false"})
+    running = start_server({"ACCESS_LOG": "false"}, tables_dir=tables_dir)
     yield running
     assert running.stop() == 0
 

@@ -13,7 +13,7 @@ import pytest
 
 from scripts.servers import RunningServer, free_port
 from service.ops.environment import Environment
-from service.ops.server import freeze_before_fork, gunicorn_settings
+from service.ops.server import freeze_before_fork, gunicorn_settings, hold_stop_signals
 from tests.helpers import ServerStarter
 
 
@@ -178,3 +178,50 @@ def test_what_the_master_made_is_kept_from_the_workers_collector() -> None:
         assert gc.get_freeze_count() >= len(made_by_the_master)
     finally:
         gc.unfreeze()
+
+
+#: A worker's boot, in a process forked as gunicorn forks one (a fork has one thread: the
+#: imports' threads stay behind): the stop signals that reach it before it has handlers of its
+#: own (gunicorn's `init_signals`) must reach them once it has.
+A_WORKER_TOLD_TO_STOP_AS_IT_BOOTS = """
+import json, os, queue, signal, sys
+from types import SimpleNamespace
+from service.api.services import EXTENSION_KEY
+from service.ops.server import drain_on_sigterm, hold_stop_signals
+
+master = SimpleNamespace(SIG_QUEUE=queue.SimpleQueue())
+for queued in (signal.SIGCHLD, signal.SIGTERM):  # the master's handler queued them
+    master.SIG_QUEUE.put(queued)
+worker = os.fork()
+if worker:
+    sys.exit(os.waitstatus_to_exitcode(os.waitpid(worker, 0)[1]))
+seen = []
+hold_stop_signals(master, None)
+os.kill(os.getpid(), signal.SIGQUIT)  # after the fork, before the worker's own handlers
+signal.signal(signal.SIGTERM, lambda signum, frame: seen.append("TERM"))
+signal.signal(signal.SIGQUIT, lambda signum, frame: seen.append("QUIT"))
+seen.append("handlers set")
+lifecycle = SimpleNamespace(start_draining=lambda: seen.append("draining"))
+app = SimpleNamespace(extensions={EXTENSION_KEY: SimpleNamespace(lifecycle=lifecycle)})
+drain_on_sigterm(SimpleNamespace(wsgi=app))
+print(json.dumps({"seen": seen, "queue left": not master.SIG_QUEUE.empty()}), flush=True)
+os._exit(0)
+"""
+
+
+def test_a_worker_told_to_stop_as_it_boots_stops_once_it_can() -> None:
+    """Until its handlers are set, a stop signal would run the master's and be lost."""
+    assert gunicorn_settings(Environment())["post_fork"] is hold_stop_signals
+    boot = subprocess.run(
+        [sys.executable, "-c", A_WORKER_TOLD_TO_STOP_AS_IT_BOOTS],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    # Held until the handlers are set, then each handled (Python runs them in the order of
+    # their numbers); the master's own SIGCHLD is dropped.
+    assert json.loads(boot.stdout) == {
+        "seen": ["handlers set", "QUIT", "draining", "TERM"],
+        "queue left": False,
+    }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import queue
 import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -15,6 +17,9 @@ from service.api.services import EXTENSION_KEY
 from service.ops import gunicorn_errors
 from service.ops.directories import WorkingDirectory
 from service.ops.environment import Environment
+
+#: The signals that stop a worker: gracefully (SIGTERM) or at once.
+STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
 
 #: gunicorn's worker class for each GUNICORN_WORKER_CLASS.
 WORKER_CLASSES = {"handoff": "service.ops.worker.HandoffWorker", "gthread": "gthread"}
@@ -45,6 +50,7 @@ def gunicorn_settings(environment: Environment) -> dict[str, Any]:
         "proc_name": "bestmove",
         # No runtime management socket: nothing uses it, and it would be written under $HOME.
         "control_socket_disable": True,
+        "post_fork": hold_stop_signals,
         "post_worker_init": drain_on_sigterm,
         "pre_fork": freeze_before_fork,
     }
@@ -77,8 +83,30 @@ def freeze_before_fork(server: Any, worker: Any) -> None:
     gc.freeze()
 
 
+def hold_stop_signals(server: Any, worker: Any) -> None:
+    """Keep the signals that stop a worker from a new worker until it has its own handlers
+    (gunicorn hook, in the worker just forked); `drain_on_sigterm` lets them through.
+
+    Until then a signal runs the master's handler, which puts it on the worker's copy of the
+    master's queue, which no one reads: a worker told to stop as it boots (SIGTERM just
+    after a start, as a rollout may send it) would serve on, and hold the server's exit until
+    the master kills it when the grace runs out. From here a stop signal waits, blocked; one
+    already on the queue is sent again. So is one the master had queued and not yet acted on
+    at the fork: the master, stopping, tells this worker to stop too.
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    while True:
+        try:
+            queued = server.SIG_QUEUE.get_nowait()
+        except queue.Empty:
+            return
+        if queued in STOP_SIGNALS:
+            os.kill(os.getpid(), queued)
+
+
 def drain_on_sigterm(worker: Any) -> None:
-    """Make the worker's readiness fail as soon as it is told to stop (gunicorn hook)."""
+    """Make the worker's readiness fail as soon as it is told to stop, then let the stop
+    signals held since the fork through to its handlers (gunicorn hook)."""
     lifecycle = worker.wsgi.extensions[EXTENSION_KEY].lifecycle
     stop_worker = signal.getsignal(signal.SIGTERM)
 
@@ -88,6 +116,7 @@ def drain_on_sigterm(worker: Any) -> None:
             stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped
