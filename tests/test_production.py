@@ -7,6 +7,7 @@ import json
 import re
 import signal
 import socket
+import sys
 import time
 from pathlib import Path
 
@@ -115,6 +116,44 @@ def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     assert time.monotonic() - signalled < 10
     move.close()
     readiness.close()
+
+
+#: `python -m service` whose second worker takes two seconds to boot before the shipped
+#: `post_fork` hook runs: the slowness is the test's, the hook the product's.
+SLOW_SECOND_WORKER = """
+import runpy, time
+import service.ops.server
+
+shipped = service.ops.server.gunicorn_settings
+
+def with_a_slow_second_worker(environment):
+    settings = shipped(environment)
+    post_fork = settings["post_fork"]
+
+    def slowly(master, worker):
+        if worker.age == 2:
+            time.sleep(2)
+        post_fork(master, worker)
+
+    return {**settings, "post_fork": slowly}
+
+service.ops.server.gunicorn_settings = with_a_slow_second_worker
+runpy.run_module("service", run_name="__main__")
+"""
+
+
+def test_a_worker_still_booting_at_sigterm_stops_with_the_rest(serve: ServerStarter) -> None:
+    """The first worker answers while the second boots: SIGTERM reaches the second before it
+    has handlers of its own (gunicorn alone loses it: that worker served on until the master
+    killed it as the grace ran out)."""
+    server = serve(
+        {"GUNICORN_WORKER_CLASS": "gthread", "GUNICORN_GRACEFUL_TIMEOUT": "10"},
+        command=(sys.executable, "-c", SLOW_SECOND_WORKER),
+    )
+    signalled = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=15) == 0
+    assert time.monotonic() - signalled < 6
 
 
 def test_invented_methods_add_no_metric_series(serve: ServerStarter) -> None:
