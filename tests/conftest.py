@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ def engine(tables_dir: Path) -> Engine:
 @pytest.fixture
 def serve(tables_dir: Path) -> Iterator[ServerStarter]:
     """Return `start_server` on the session's tables (no test writes a developer's cache);
-    a server the test leaves running, as a failing one may, is killed after it."""
+    a server the test leaves running, as a failing one may, is stopped after it."""
     started: list[RunningServer] = []
 
     def starter(*args: Any, **kwargs: Any) -> RunningServer:
@@ -66,8 +67,12 @@ def serve(tables_dir: Path) -> Iterator[ServerStarter]:
     yield starter
     for running in started:
         if running.process.poll() is None:
-            running.process.kill()
-            running.process.wait(timeout=60)
+            running.process.terminate()
+            try:
+                running.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                running.process.kill()
+                running.process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

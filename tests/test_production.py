@@ -118,8 +118,8 @@ def test_sigterm_finishes_requests_in_flight_fails_readiness_and_exits_0(
     readiness.close()
 
 
-#: `python -m service` whose second worker takes two seconds to boot before the shipped
-#: `post_fork` hook runs: the slowness is the test's, the hook the product's.
+#: `python -m service` whose second worker is still booting, before the shipped `post_fork`
+#: hook runs, when SIGTERM reaches it: the slowness is the test's, the hook the product's.
 SLOW_SECOND_WORKER = """
 import runpy, time
 import service.ops.server
@@ -128,11 +128,14 @@ shipped = service.ops.server.gunicorn_settings
 
 def with_a_slow_second_worker(environment):
     settings = shipped(environment)
-    post_fork = settings["post_fork"]
+    post_fork = settings.get("post_fork", lambda master, worker: None)
 
     def slowly(master, worker):
-        if worker.age == 2:
-            time.sleep(2)
+        # The second worker boots until the master's SIGTERM has reached it (its copy of
+        # the master's handler queues it) or ten seconds have passed.
+        deadline = time.monotonic() + 10
+        while worker.age == 2 and master.SIG_QUEUE.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)
         post_fork(master, worker)
 
     return {**settings, "post_fork": slowly}

@@ -181,29 +181,31 @@ def test_what_the_master_made_is_kept_from_the_workers_collector() -> None:
 
 
 #: A worker's boot, in a process forked as gunicorn forks one (a fork has one thread: the
-#: imports' threads stay behind): the stop signals that reach it before it has handlers of its
-#: own (gunicorn's `init_signals`) must reach them once it has.
+#: imports' threads stay behind): the stop signals that reach it before it has set handlers of
+#: its own (gunicorn's `init_signals`) must reach them once it has.
 A_WORKER_TOLD_TO_STOP_AS_IT_BOOTS = """
 import json, os, queue, signal, sys
 from types import SimpleNamespace
-from service.api.services import EXTENSION_KEY
-from service.ops.server import drain_on_sigterm, hold_stop_signals
+from service.ops.server import hold_stop_signals
 
 master = SimpleNamespace(SIG_QUEUE=queue.SimpleQueue())
-for queued in (signal.SIGCHLD, signal.SIGTERM):  # the master's handler queued them
+for queued in (signal.SIGHUP, signal.SIGTERM):  # the master's handler queued them
     master.SIG_QUEUE.put(queued)
 worker = os.fork()
 if worker:
     sys.exit(os.waitstatus_to_exitcode(os.waitpid(worker, 0)[1]))
 seen = []
-hold_stop_signals(master, None)
+
+def init_signals():  # gunicorn's Worker.init_signals, recording
+    for number in (signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(number, lambda signum, frame: seen.append(signal.Signals(signum).name))
+    seen.append("handlers set")
+
+booting = SimpleNamespace(init_signals=init_signals)
+hold_stop_signals(master, booting)
 os.kill(os.getpid(), signal.SIGQUIT)  # after the fork, before the worker's own handlers
-signal.signal(signal.SIGTERM, lambda signum, frame: seen.append("TERM"))
-signal.signal(signal.SIGQUIT, lambda signum, frame: seen.append("QUIT"))
-seen.append("handlers set")
-lifecycle = SimpleNamespace(start_draining=lambda: seen.append("draining"))
-app = SimpleNamespace(extensions={EXTENSION_KEY: SimpleNamespace(lifecycle=lifecycle)})
-drain_on_sigterm(SimpleNamespace(wsgi=app))
+seen.append("still booting")
+booting.init_signals()
 print(json.dumps({"seen": seen, "queue left": not master.SIG_QUEUE.empty()}), flush=True)
 os._exit(0)
 """
@@ -220,8 +222,8 @@ def test_a_worker_told_to_stop_as_it_boots_stops_once_it_can() -> None:
         timeout=60,
     )
     # Held until the handlers are set, then each handled (Python runs them in the order of
-    # their numbers); the master's own SIGCHLD is dropped.
+    # their numbers); the master's SIGHUP, its own business, is not sent again.
     assert json.loads(boot.stdout) == {
-        "seen": ["handlers set", "QUIT", "draining", "TERM"],
+        "seen": ["still booting", "handlers set", "SIGQUIT", "SIGTERM"],
         "queue left": False,
     }

@@ -84,29 +84,36 @@ def freeze_before_fork(server: Any, worker: Any) -> None:
 
 
 def hold_stop_signals(server: Any, worker: Any) -> None:
-    """Keep the signals that stop a worker from a new worker until it has its own handlers
-    (gunicorn hook, in the worker just forked); `drain_on_sigterm` lets them through.
+    """Keep the signals that stop a worker from a new worker until it has set its own
+    handlers (gunicorn hook, in the worker just forked).
 
     Until then a signal runs the master's handler, which puts it on the worker's copy of the
     master's queue, which no one reads: a worker told to stop as it boots (SIGTERM just
     after a start, as a rollout may send it) would serve on, and hold the server's exit until
     the master kills it when the grace runs out. From here a stop signal waits, blocked; one
     already on the queue is sent again. So is one the master had queued and not yet acted on
-    at the fork: the master, stopping, tells this worker to stop too.
+    at the fork: the master, stopping, tells this worker to stop too. The worker lets them
+    through as soon as its `init_signals` has set its handlers, before it loads the app.
     """
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     while True:
         try:
             queued = server.SIG_QUEUE.get_nowait()
         except queue.Empty:
-            return
+            break
         if queued in STOP_SIGNALS:
             os.kill(os.getpid(), queued)
+    set_handlers = worker.init_signals
+
+    def set_handlers_then_let_through() -> None:
+        set_handlers()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+    worker.init_signals = set_handlers_then_let_through
 
 
 def drain_on_sigterm(worker: Any) -> None:
-    """Make the worker's readiness fail as soon as it is told to stop, then let the stop
-    signals held since the fork through to its handlers (gunicorn hook)."""
+    """Make the worker's readiness fail as soon as it is told to stop (gunicorn hook)."""
     lifecycle = worker.wsgi.extensions[EXTENSION_KEY].lifecycle
     stop_worker = signal.getsignal(signal.SIGTERM)
 
@@ -116,7 +123,6 @@ def drain_on_sigterm(worker: Any) -> None:
             stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 class ProductionServer(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped
