@@ -719,6 +719,26 @@ def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> N
     assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
 
 
+def test_a_late_move_that_makes_a_four_or_takes_the_opponents_is_never_reduced() -> None:
+    """Late quiet moves are searched two plies shallower first; a four made, or the cell
+    where the opponent would make one taken, is not quiet, however little the move's value."""
+    board = Board.empty(Rules(15, 15, 5))
+    for row, col, mark in [(7, 5, Mark.X), (7, 6, Mark.X), (7, 7, Mark.X), (7, 4, Mark.O),
+                           (8, 6, Mark.O), (6, 8, Mark.O)]:  # fmt: skip
+        board = board.play(row * 15 + col, mark)
+    _geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+    four, far = 7 * 15 + 8, 12 * 15 + 12
+    late, deep, below_the_root = 5, 6, 1
+    x, o = 1, 2
+
+    def reduction(move: int, player: int) -> int:
+        return int(alphabeta.reduction(state, move, player, late, deep, below_the_root, False))
+
+    assert reduction(four, x) == 0  # X's four, closed at one end: a move value of 24 or so
+    assert reduction(four, o) == 0  # O takes the cell of X's four
+    assert reduction(far, x) == reduction(far, o) == alphabeta.REDUCED_PLIES
+
+
 def test_a_foul_that_stops_fives_in_two_directions_stops_neither() -> None:
     """The double three's trap with a second four of O's through the centre, on the other
     diagonal: two of O's fives to make, one cell, black's foul. Lost all the same."""

@@ -1469,9 +1469,10 @@ def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-unt
 #: Late-move reductions: from a node's REDUCED_FROM-th move on (the first is 0), at least
 #: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
 #: value, `_move_value` on Wine's scale, under QUIET_BELOW: it makes and stops no five,
-#: open four or double threat, and its lesser shapes, a single four or open three among
-#: them, sum to little) is searched REDUCED_PLIES shallower, with a null window, and again
-#: at full depth if it may raise alpha. Two plies, not one, so that the search below ends
+#: open four or double threat, and its lesser shapes sum to little; and it neither makes a
+#: four nor takes the cell of one of the opponent's, `_makes_a_four`) is searched
+#: REDUCED_PLIES shallower, with a null window, and again at full depth if it may raise
+#: alpha. Two plies, not one, so that the search below ends
 #: on the same side's move as the unreduced one: the shapes value a position very
 #: differently for the side to move, and by one ply 15 % of the reduced moves failed high
 #: (docs/STRENGTH.md). Three plies from the leaves the reduced move's reply is searched as
@@ -1490,7 +1491,22 @@ def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ign
         return 0
     if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
         return 0
+    if _makes_a_four(state, move, player) or _makes_a_four(state, move, 3 - player):
+        # A single four is worth little on Wine's scale, but reduced it left the defence
+        # short against Wine (docs/STRENGTH.md): fours made and stopped keep their depth.
+        return 0
     return REDUCED_PLIES
+
+
+@_uncounted
+def _makes_a_four(state, cell, player):  # type: ignore[no-untyped-def]
+    """Return whether `player` playing the empty `cell` makes a four or better, as its
+    shapes show (`_makes_five` for a five)."""
+    keys, table = state[9], state[8]
+    for direction in range(4):  # noqa: SIM110  (as in _makes_five: no generator compiled)
+        if table[player, keys[cell, direction]] >= FOUR:
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
