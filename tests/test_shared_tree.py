@@ -178,10 +178,13 @@ def test_a_depth_cut_short_plays_the_last_depths_move_or_one_it_showed_better() 
     search does). One thread and a node limit make every cut the same each time."""
     board, mover = crowded_middle(Rules(15, 15, 5), 6)
     finished_moves = {}
-    alone = Search(board, mover, TIME)
     for depth in range(1, 14):  # beyond what 60,000 nodes reach
-        # Each depth after the ones before it, in one table, as iterative deepening has it.
-        _value, finished_moves[depth] = alone._negamax_root(depth, exact=False)
+        # Each depth after the ones before it, in one table, as the deepening has it.
+        whole = Search(board, mover, TIME)
+        finished_moves[depth], _value, finished = whole.shared_tree(1).deepen(
+            -1, whole.position.empty, most_depth=depth
+        )
+        assert finished == depth
     kept = shown_better = 0
     for node_limit in range(2_000, 60_000, 2_000):
         cut = Search(board, mover, TIME, max_nodes=node_limit)
