@@ -1,6 +1,6 @@
-"""A search on several threads (`SharedTree`): the same tree as one thread's, depth for depth,
-sooner; the position handed back as it came; a node limit keeps a search on one thread; and
-the service gives a search the cores of the slots free when it starts."""
+"""A search on several threads (`SharedTree`): the same tree as one thread's, depth for depth
+to depth 5, sooner; the position handed back as it came; a node limit keeps a search on one
+thread; and the service gives a search the cores of the slots free when it starts."""
 
 from __future__ import annotations
 

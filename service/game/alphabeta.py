@@ -1492,8 +1492,8 @@ def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ign
     if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
         return 0
     if _makes_a_four(state, move, player) or _makes_a_four(state, move, 3 - player):
-        # A single four is worth little on Wine's scale, but reduced it left the defence
-        # short against Wine (docs/STRENGTH.md): fours made and stopped keep their depth.
+        # A single four is worth little on Wine's scale, but reduced it may leave the
+        # defence short (docs/STRENGTH.md): fours made and stopped keep their depth.
         return 0
     return REDUCED_PLIES
 

@@ -10,7 +10,7 @@ search finds, save what the table holds when a node is reached, which the thread
 timing changes (`tests/test_shared_tree.py` holds them equal on five games to depth 5),
 and what the principal line's nodes leave there (here they store no entry, one thread's
 do; with the late-move reductions, which a move's place in the order decides, the trees
-part on some positions from depth 6 or so, each as strong); two threads
+part on some positions from depth 6 or so); two threads
 reach a depth about 1.35 times as fast (docs/STRENGTH.md). Stopped by the deadline within a
 depth, it plays as one thread does: the last finished depth's move, unless the stopped
 depth has searched another in full and found it better. Nodes fewer than
