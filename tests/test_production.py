@@ -135,7 +135,7 @@ def with_a_slow_second_worker(environment):
         # the master's handler queues it) or ten seconds have passed.
         deadline = time.monotonic() + 10
         while worker.age == 2 and master.SIG_QUEUE.empty() and time.monotonic() < deadline:
-            time.sleep(0.01)
+            time.sleep(0.01)  # a poll of its own queue, within the deadline
         post_fork(master, worker)
 
     return {**settings, "post_fork": slowly}
