@@ -1,6 +1,7 @@
 """A search on several threads (`SharedTree`): the same tree as one thread's, depth for depth
-to depth 5, sooner; the position handed back as it came; a node limit keeps a search on one
-thread; and the service gives a search the cores of the slots free when it starts."""
+(to depth 11 on one thread; to depth 5 on two, whose timing changes what the table holds),
+sooner; the position handed back as it came; a node limit keeps a search on one thread;
+and the service gives a search the cores of the slots free when it starts."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from service.game.board import Board, Mark
 from service.game.renju import forbidden_cells
 from service.game.rules import Rules, Variant
 from service.game.search import Search, search
+from service.game.shared_tree import SPLIT_FROM_DEPTH
 from tests.helpers import gomoku_board
 
 TIME = 60.0
@@ -71,6 +73,23 @@ def test_two_threads_find_the_value_one_thread_finds_at_each_depth(rules: Rules,
             assert abs(value) > HEURISTIC_LIMIT
         assert value == one_thread_value(board, mover, finished)
         assert move in board.empty_cells()
+
+
+@pytest.mark.parametrize("seed", [0, 2, 5, 6])
+def test_on_one_thread_the_shared_tree_is_one_threads_tree_at_every_depth(seed: int) -> None:
+    """Its nodes read and store the table as one thread's do, so the two trees order their
+    moves alike, and so reduce the same ones: the same value and move at every depth (from
+    positions where no end is seen before depth 11)."""
+    board, mover = crowded_middle(Rules(15, 15, 5), seed)
+    alone = Search(board, mover, TIME)
+    one_thread = {depth: alone._negamax_root(depth, exact=False) for depth in range(1, 12)}
+    for depth in range(SPLIT_FROM_DEPTH, 12):
+        shared = Search(board, mover, TIME)
+        move, value, finished = shared.shared_tree(1).deepen(
+            -1, shared.position.empty, most_depth=depth
+        )
+        assert finished == depth
+        assert (value, move) == one_thread[depth]
 
 
 @pytest.mark.parametrize("rules", GAMES, ids=str)

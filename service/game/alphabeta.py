@@ -1466,6 +1466,24 @@ def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-unt
     return _decided(geometry, state, player, depth, ply, misere, exact)
 
 
+@njit(cache=True, nogil=True)
+def settled_value(table, state, depth, alpha, beta):  # type: ignore[no-untyped-def]
+    """Return (True, value) when the table settles the position at this depth and window
+    (`_settled`), else (False, 0): for the tree shared between threads, whose nodes below
+    the root must read the table as one thread's do."""
+    stored_depth, stored_value, bound, _move = _probe(table, state[5][0])
+    if _settled(stored_depth, stored_value, bound, depth, alpha, beta):
+        return True, stored_value
+    return False, np.int64(0)
+
+
+@njit(cache=True, nogil=True)
+def store_node(table, state, depth, value, bound, move):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Store a node's value, its bound (-1 at most, 0 exact, 1 at least) and best move, as
+    one thread's node does when it is done: for the tree shared between threads."""
+    _store(table, state[5][0], depth, value, bound, move)
+
+
 #: Late-move reductions: from a node's REDUCED_FROM-th move on (the first is 0), at least
 #: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
 #: value, `_move_value` on Wine's scale, under QUIET_BELOW: it makes and stops no five,

@@ -5,17 +5,16 @@ every thread takes the node's next move in turn until none is left: each shows i
 better than the best so far with a null window (a late quiet move shallower first, as one
 thread's tree does), and searches it in full if it is. Each
 thread plays its moves in a compiled position of its own; the transposition table is the
-one the search was given, shared. At each depth the tree finds the value one thread's
-search finds, save what the table holds when a node is reached, which the threads'
-timing changes (`tests/test_shared_tree.py` holds them equal on five games to depth 5),
-and what the principal line's nodes leave there (here they store no entry, one thread's
-do; with the late-move reductions, which a move's place in the order decides, the trees
-part on some positions from depth 6 or so); two threads
-reach a depth about 1.35 times as fast (docs/STRENGTH.md). Stopped by the deadline within a
-depth, it plays as one thread does: the last finished depth's move, unless the stopped
-depth has searched another in full and found it better. Nodes fewer than
-SPLIT_FROM_DEPTH plies from the leaves are searched whole by one thread: sharing them
-costs more than they take.
+one the search was given, shared, and every node reads and stores it as one thread's
+does (a move's place in the order decides whether it is reduced, so both must order
+alike). At each depth the tree finds the value and the move one thread's search finds,
+save what the table holds when a node is reached, which the threads' timing changes
+(`tests/test_shared_tree.py` holds them equal to depth 11 on one thread, and on five
+games to depth 5 on two); two threads reach a depth about 1.35 times as fast
+(docs/STRENGTH.md). Stopped by the deadline within a depth, it plays as one thread does:
+the last finished depth's move, unless the stopped depth has searched another in full and
+found it better. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched
+whole by one thread: sharing them costs more than they take.
 
 The threads run the compiled search (`service.game.alphabeta`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
@@ -41,10 +40,10 @@ SPLIT_FROM_DEPTH = 4
 
 @dataclass
 class _Best:
-    """A node's best value so far and its line, as the threads find them."""
+    """A node's best value so far and its move, as the threads find them."""
 
     value: int
-    line: list[int]
+    move: int
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -104,7 +103,6 @@ class SharedTree:
         one thread's search does (`Search._deepen`): stopped by the deadline, the move the
         stopped depth searched in full and found best, from its second depth on."""
         best_move, best_value, finished = fallback, 0, 0
-        line: list[int] = []
         main = self.kernels[0]
         for depth in range(1, (empty if most_depth is None else most_depth) + 1):
             self.root_best = None
@@ -113,10 +111,9 @@ class SharedTree:
                     *main[:3], self.mover, depth, self.misere, False, main.limits
                 ))  # fmt: skip
                 found = None if value == alphabeta.ABORTED else value
-                line = [move]
             else:
                 root = _Window(0, self.mover, depth, -MATE - 1, MATE + 1)
-                found, line = self._node(root, line)
+                found, move = self._node(root)
             if found is None:
                 # The move the stopped depth has shown best so far, searched in full: the
                 # compiled root's record below SPLIT_FROM_DEPTH, this tree's from there.
@@ -126,43 +123,47 @@ class SharedTree:
                 if stopped is not None and depth > 1:
                     best_move = stopped
                 break
-            best_move, best_value, finished = line[0], found, depth
+            best_move, best_value, finished = move, found, depth
             if abs(found) > HEURISTIC_LIMIT:
                 break  # an end was seen; deeper looks do not change the choice
         return best_move, best_value, finished
 
-    def _node(self, node: _Window, line: list[int]) -> tuple[int | None, list[int]]:
-        """Return a node's value (None if the deadline stopped it) and its best line, with
-        the node's position played in every kernel; `line` is the last depth's, tried first."""
-        main = self.kernels[0]
+    def _node(self, node: _Window) -> tuple[int | None, int]:
+        """Return a node's value (None if the deadline stopped it) and its best move (-1
+        where none was searched), with
+        the node's position played in every kernel; read from and stored in the table as
+        one thread's node is (`alphabeta._negamax`), so that both trees order alike."""
+        geometry, state, table, _limits = main = self.kernels[0]
         if node.depth < SPLIT_FROM_DEPTH:
             value = self._call(
                 main, alphabeta.node_value, node.player, node.depth, node.alpha, node.beta,
                 node.ply,
             )  # fmt: skip
-            return (None, []) if self.stopped.is_set() else (value, [])
-        settled = int(
-            alphabeta.decided(
-                main.geometry, main.state, node.player, node.depth, node.ply, self.misere
+            return (None, -1) if self.stopped.is_set() else (value, -1)
+        if node.ply > 0:
+            settled, stored = alphabeta.settled_value(
+                table, state, node.depth, node.alpha, node.beta
             )
+            if settled:
+                return int(stored), -1
+        decided = int(
+            alphabeta.decided(geometry, state, node.player, node.depth, node.ply, self.misere)
         )
-        if settled != 0:
-            return settled, []  # decided by its shapes, as one thread's tree reads it
+        if decided != 0:
+            return decided, -1  # decided by its shapes, as one thread's tree reads it
+        # The table's move first: the last depth's line, where the table still holds it.
         moves = [
             int(cell)
             for cell in alphabeta.node_moves(
-                *main[:3], node.player, node.depth, node.ply, self.misere
+                geometry, state, table, node.player, node.depth, node.ply, self.misere
             )
         ]
-        if node.ply < len(line) and line[node.ply] in moves:
-            moves.remove(line[node.ply])
-            moves.insert(0, line[node.ply])
-        first, below = self._first(node, moves[0], line)
+        first = self._first(node, moves[0])
         if first is None:
-            return None, []
+            return None, -1
         if node.ply == 0:
             self.root_best = moves[0]
-        best = _Best(first, [moves[0], *below])
+        best = _Best(first, moves[0])
         if max(node.alpha, first) < node.beta and len(moves) > 1:
             rest = iter(enumerate(moves[1:], start=1))
             helpers = [
@@ -174,21 +175,25 @@ class SharedTree:
             self._share(main, node, rest, best)
             for thread in helpers:
                 thread.join()
-        return (None, []) if self.stopped.is_set() else (best.value, best.line)
+        if self.stopped.is_set():
+            return None, -1
+        bound = -1 if best.value <= node.alpha else (1 if best.value >= node.beta else 0)
+        alphabeta.store_node(table, state, node.depth, best.value, bound, best.move)
+        return best.value, best.move
 
-    def _first(self, node: _Window, move: int, line: list[int]) -> tuple[int | None, list[int]]:
-        """Return the value of a node's first move, searched down the line with the move
-        played in every kernel, and the line below it."""
+    def _first(self, node: _Window, move: int) -> int | None:
+        """Return the value of a node's first move (None if the deadline stopped it),
+        searched down the line of first moves with the move played in every kernel."""
         completes = False
         for geometry, state, _table, _limits in self.kernels:
             completes = bool(alphabeta.play_move(geometry, state, move, node.player))
         try:
             if completes:  # the game ends at once: won, or under misère lost
-                return (-1 if self.misere else 1) * (MATE - node.ply - 1), []
+                return (-1 if self.misere else 1) * (MATE - node.ply - 1)
             if self.kernels[0].state[4][1] == 0:
-                return 0, []  # the board is full
-            value, below = self._node(node.below(), line)
-            return (None, []) if value is None else (-value, below)
+                return 0  # the board is full
+            value, _move = self._node(node.below())
+            return None if value is None else -value
         finally:
             for geometry, state, _table, _limits in self.kernels:
                 alphabeta.undo_move(geometry, state, move)
@@ -221,7 +226,7 @@ class SharedTree:
                 return
             with best.lock:
                 if value > best.value:
-                    best.value, best.line = value, [move]
+                    best.value, best.move = value, move
                     if node.ply == 0:
                         self.root_best = move
 
