@@ -535,7 +535,7 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
 def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
     variant: Variant,
 ) -> None:
-    """The leaves read a win at once from the move's shapes (`_makes_five`): on crowded
+    """The leaves read a win at once from the move's shapes (`_makes_at_least`): on crowded
     seeded positions of every variant, for every empty cell and both sides, it is the
     windows' own judgement (`_change_by`)."""
     rng = random.Random(5)
@@ -548,7 +548,7 @@ def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
         for empty in np.flatnonzero(state[0] == 0):
             for player in (1, 2):
                 completes = alphabeta._change_by(geometry, state, empty, player)[0]
-                assert alphabeta._makes_five(state, empty, player) == completes
+                assert alphabeta._makes_at_least(state, empty, player, alphabeta.FIVE) == completes
                 fives += completes
     assert fives > 100
 

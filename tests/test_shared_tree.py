@@ -78,18 +78,20 @@ def test_two_threads_find_the_value_one_thread_finds_at_each_depth(rules: Rules,
 @pytest.mark.parametrize("seed", [0, 2, 5, 6])
 def test_on_one_thread_the_shared_tree_is_one_threads_tree_at_every_depth(seed: int) -> None:
     """Its nodes read and store the table as one thread's do, so the two trees order their
-    moves alike, and so reduce the same ones: the same value and move at every depth (from
-    positions where no end is seen before depth 11)."""
+    moves alike, and so reduce the same ones: the same value and move at every depth to 11
+    (from positions where no end is seen by then), and the same nodes counted."""
     board, mover = crowded_middle(Rules(15, 15, 5), seed)
     alone = Search(board, mover, TIME)
-    one_thread = {depth: alone._negamax_root(depth, exact=False) for depth in range(1, 12)}
+    one_thread = {}
+    for depth in range(1, 12):
+        value, move = alone._negamax_root(depth, exact=False)
+        one_thread[depth] = value, move, int(alone.kernel.limits[0])
     for depth in range(SPLIT_FROM_DEPTH, 12):
         shared = Search(board, mover, TIME)
-        move, value, finished = shared.shared_tree(1).deepen(
-            -1, shared.position.empty, most_depth=depth
-        )
+        tree = shared.shared_tree(1)
+        move, value, finished = tree.deepen(-1, shared.position.empty, most_depth=depth)
         assert finished == depth
-        assert (value, move) == one_thread[depth]
+        assert (value, move, tree.nodes()) == one_thread[depth]
 
 
 @pytest.mark.parametrize("rules", GAMES, ids=str)

@@ -1218,7 +1218,7 @@ def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: igno
         # near cells and hash, which no leaf reads: whether the move completes a line (a
         # five in its shapes, as `_recount` judges it), whether it fills the board, and the
         # tally of shapes (`_tally_after`).
-        if _makes_five(state, move, player):
+        if _makes_at_least(state, move, player, FIVE):
             return MATE - ply - 1
         if state[4][1] == 1:
             return 0  # the board is full
@@ -1341,12 +1341,13 @@ def _count_cell(tally, player, packed, fouls, step):  # type: ignore[no-untyped-
 
 
 @_uncounted
-def _makes_five(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return whether `player` playing the empty `cell` makes a five, as its shapes show."""
+def _makes_at_least(state, cell, player, shape):  # type: ignore[no-untyped-def]
+    """Return whether `player` playing the empty `cell` makes `shape` or a stronger one
+    in some direction, as its shapes show (FIVE: a five; FOUR: a four or better)."""
     keys, table = state[9], state[8]
     # A loop, not any() of a generator: compiled without reference counts, no generators.
     for direction in range(4):  # noqa: SIM110
-        if table[player, keys[cell, direction]] == FIVE:
+        if table[player, keys[cell, direction]] >= shape:
             return True
     return False
 
@@ -1467,6 +1468,14 @@ def decided(geometry, state, player, depth, ply, misere):  # type: ignore[no-unt
 
 
 @njit(cache=True, nogil=True)
+def out_of_time(limits):  # type: ignore[no-untyped-def]
+    """Count a node; return whether the node limit or the deadline has passed
+    (`_out_of_time`): for the tree shared between threads, whose nodes count as one
+    thread's do."""
+    return _out_of_time(limits)
+
+
+@njit(cache=True, nogil=True)
 def settled_value(table, state, depth, alpha, beta):  # type: ignore[no-untyped-def]
     """Return (True, value) when the table settles the position at this depth and window
     (`_settled`), else (False, 0): for the tree shared between threads, whose nodes below
@@ -1488,7 +1497,7 @@ def store_node(table, state, depth, value, bound, move):  # type: ignore[no-unty
 #: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
 #: value, `_move_value` on Wine's scale, under QUIET_BELOW: it makes and stops no five,
 #: open four or double threat, and its lesser shapes sum to little; and it neither makes a
-#: four nor takes the cell of one of the opponent's, `_makes_a_four`) is searched
+#: four nor takes the cell of one of the opponent's, `_makes_at_least`) is searched
 #: REDUCED_PLIES shallower, with a null window, and again at full depth if it may raise
 #: alpha. Two plies, not one, so that the search below ends
 #: on the same side's move as the unreduced one: the shapes value a position very
@@ -1509,22 +1518,11 @@ def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ign
         return 0
     if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
         return 0
-    if _makes_a_four(state, move, player) or _makes_a_four(state, move, 3 - player):
+    if _makes_at_least(state, move, player, FOUR) or _makes_at_least(state, move, 3 - player, FOUR):
         # A single four is worth little on Wine's scale, but reduced it may leave the
         # defence short (docs/STRENGTH.md): fours made and stopped keep their depth.
         return 0
     return REDUCED_PLIES
-
-
-@_uncounted
-def _makes_a_four(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return whether `player` playing the empty `cell` makes a four or better, as its
-    shapes show (`_makes_five` for a five)."""
-    keys, table = state[9], state[8]
-    for direction in range(4):  # noqa: SIM110  (as in _makes_five: no generator compiled)
-        if table[player, keys[cell, direction]] >= FOUR:
-            return True
-    return False
 
 
 @njit(cache=True, nogil=True)
@@ -1982,8 +1980,8 @@ def win_by_threes(geometry, state, _table, attacker, most_threes, most_moves, li
     """Return (plies, first move) of a win by threats with the fewest threes (one to
     `most_threes`) found, of at most `most_moves` moves: (0, -1) for none, or when the
     defender has a line to complete or the attacker one of its own (a win at once is the
-    rules'); (ABORTED, -1) out of time. Freestyle and standard rules only
-    (`Search.threes_tried`)."""
+    rules'); (ABORTED, -1) out of time. Freestyle and standard rules, and white under
+    renju, only (`Search.threes_tried`)."""
     if (
         _completing_cells(geometry, state, 3 - attacker).shape[0] > 0
         or _completing_cells(geometry, state, attacker).shape[0] > 0

@@ -130,7 +130,7 @@ class SharedTree:
 
     def _node(self, node: _Window) -> tuple[int | None, int]:
         """Return a node's value (None if the deadline stopped it) and its best move (-1
-        where none was searched), with
+        where the table or the shapes settled it, or the compiled tree searched it), with
         the node's position played in every kernel; read from and stored in the table as
         one thread's node is (`alphabeta._negamax`), so that both trees order alike."""
         geometry, state, table, _limits = main = self.kernels[0]
@@ -140,17 +140,9 @@ class SharedTree:
                 node.ply,
             )  # fmt: skip
             return (None, -1) if self.stopped.is_set() else (value, -1)
-        if node.ply > 0:
-            settled, stored = alphabeta.settled_value(
-                table, state, node.depth, node.alpha, node.beta
-            )
-            if settled:
-                return int(stored), -1
-        decided = int(
-            alphabeta.decided(geometry, state, node.player, node.depth, node.ply, self.misere)
-        )
-        if decided != 0:
-            return decided, -1  # decided by its shapes, as one thread's tree reads it
+        known = self._known(node)
+        if known is not None or self.stopped.is_set():
+            return known, -1
         # The table's move first: the last depth's line, where the table still holds it.
         moves = [
             int(cell)
@@ -180,6 +172,25 @@ class SharedTree:
         bound = -1 if best.value <= node.alpha else (1 if best.value >= node.beta else 0)
         alphabeta.store_node(table, state, node.depth, best.value, bound, best.move)
         return best.value, best.move
+
+    def _known(self, node: _Window) -> int | None:
+        """Count a node as one thread's is counted (marking the search stopped if the
+        deadline has passed); return its value if the table settles it (below the root) or
+        its shapes decide it, else None."""
+        geometry, state, table, limits = self.kernels[0]
+        if alphabeta.out_of_time(limits):
+            self.stopped.set()
+            return None
+        if node.ply > 0:
+            settled, stored = alphabeta.settled_value(
+                table, state, node.depth, node.alpha, node.beta
+            )
+            if settled:
+                return int(stored)
+        decided = int(
+            alphabeta.decided(geometry, state, node.player, node.depth, node.ply, self.misere)
+        )
+        return decided if decided != 0 else None  # as one thread's tree reads its shapes
 
     def _first(self, node: _Window, move: int) -> int | None:
         """Return the value of a node's first move (None if the deadline stopped it),
