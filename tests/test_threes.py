@@ -21,6 +21,7 @@ from tests.helpers import gomoku_board, reference_game
 
 RULES = Rules(9, 9, 5)
 STANDARD = Rules(9, 9, 5, variant=Variant.STANDARD)
+RENJU = Rules(9, 9, 5, variant=Variant.RENJU)
 #: Generous: what is found must not depend on the time it gets, so nodes bound the tests.
 TIME = 60.0
 NODES = 20_000
@@ -37,11 +38,13 @@ def threat_line(
 
 
 def wins_by_threes(
-    seed: int, count: int, rules: Rules = RULES
+    seed: int, count: int, rules: Rules = RULES, game: Game | None = None
 ) -> Iterator[tuple[str, str, ThreatLine]]:
     """Yield `count` seeded clustered positions where the threat search finds a win that
-    needs threes (no run of fours wins)."""
-    game, rng, found = reference_game(rules), random.Random(seed), 0
+    needs threes (no run of fours wins), played by the reference `game` (by default the
+    one of the `rules`)."""
+    game = reference_game(rules) if game is None else game
+    rng, found = random.Random(seed), 0
     for _ in range(5000):
         position = brute.clustered_position(game, rng, rng.randrange(10, 30))
         if position is None:
@@ -98,6 +101,18 @@ def test_every_reply_to_a_win_by_threes_still_loses(rules: Rules, seed: int) -> 
             assert brute.move_wins_within(game, text, mover, line.first, EXACT_RUN_PLIES)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_under_renju_every_reply_to_whites_win_by_threes_still_loses(seed: int) -> None:
+    """White has no fouls and wins with five or more, and black's fouls only take
+    defences away from it: held to the freestyle reference, where black may answer
+    anywhere and an overline of its own would win, white's win still holds."""
+    generous_to_black = reference_game(Rules(9, 9, 5))
+    for text, mover, line in wins_by_threes(seed, 6, RENJU, generous_to_black):
+        assert mover == "O"  # black's threes are never tried
+        after = brute.placed(text, line.first, mover)
+        assert escape(generous_to_black, RENJU, after, mover) is None, (text, line)
+
+
 #: 15x15, X to move: two twos that cross at (7, 7), where X makes two open threes at once.
 DOUBLE_THREE = {
     (7, 5): "X", (7, 6): "X", (5, 7): "X", (6, 7): "X",
@@ -120,11 +135,21 @@ def test_two_open_threes_at_once_are_a_proven_win_in_five() -> None:
 
 
 @pytest.mark.parametrize("variant", [Variant.CARO, Variant.RENJU])
-def test_threes_are_not_tried_under_caro_nor_renju(variant: Variant) -> None:
-    """Under caro a closed end stops a four too, and under renju black's fouls change the
-    defences: the threat search tries fours alone there."""
+def test_threes_are_not_tried_under_caro_nor_for_black_under_renju(variant: Variant) -> None:
+    """Under caro a closed end stops a four too, and under renju black's own threes may be
+    fouls: the threat search tries fours alone there."""
     board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=variant))
     assert Search(board, Mark.X, TIME, max_nodes=NODES)._threat_line() is None
+
+
+def test_under_renju_whites_double_three_is_a_proven_win() -> None:
+    """White's double three is no foul, and black cannot stop both threes: the search
+    plays the crossing and proves the win (its length a bound under renju, where a block
+    that is black's foul is no block)."""
+    as_white = {cell: "O" if mark == "X" else "X" for cell, mark in DOUBLE_THREE.items()}
+    board = gomoku_board({**as_white, (0, 7): "X"}, Rules(15, 15, 5, variant=Variant.RENJU))
+    result = search(board, Mark.O, TIME, max_nodes=NODES)
+    assert (result.move, result.method, result.proven) == (7 * 15 + 7, Method.THREATS, True)
 
 
 def test_a_double_three_wins_in_five_under_the_standard_rule_too() -> None:

@@ -186,10 +186,12 @@ class Search:
         self.exact_proves = not fouls
         #: Whether the threat search also tries threes (a VCT): in freestyle and standard
         #: five in a row, where every reply that stops an open four is known (under caro a
-        #: closed end stops one too; under renju black's fouls are not yet weighed).
+        #: closed end stops one too), and for white under renju, whose threes are never
+        #: fouls and whose defender's fouls only take defences away (black's own threes
+        #: may be fouls).
         self.threes_tried = (
             self.threats_forced
-            and not board.rules.variant.has_fouls
+            and self.threats_prove
             and board.rules.k == THREE_SEARCH_K
             and board.rules.rows * board.rules.cols > THREE_SEARCH_MIN_CELLS
         )

@@ -23,21 +23,24 @@ lie in the windows one mark short of one (k - 2 marks, none of the defender's); 
 tried in ascending order, then the forced block, with runs of one four first, then two, up
 to THREAT_SEARCH_MOVES. This module holds what its runs prove.
 
-Where no run of fours wins, in freestyle and standard five in a row the search also tries
-*threes* (a VCT, `alphabeta.win_by_threes`): a move after which the attacker threatens an
-open four. Its defences are not one cell but every empty cell of the windows that would
-make the open four, and every four of the defender's (which the attacker blocks before the
-defender moves again); any other reply lets the open four be made, and the defender has no
-line to complete. That holds where the defender stops a line only by a mark in its
-window: in freestyle, and in standard, whose overlines spoil only the attacker's own lines
-(which its own checks see). Not under caro, where closing a line's far end stops it too,
-nor yet under renju, whose fouls change black's defences. It uses at most
+Where no run of fours wins, in freestyle and standard five in a row, and for white under
+renju, the search also tries *threes* (a VCT, `alphabeta.win_by_threes`): a move after which
+the attacker threatens an open four. Its defences are not one cell but every empty cell of
+the windows that would make the open four, and every four of the defender's (which the
+attacker blocks before the defender moves again); any other reply lets the open four be
+made, and the defender has no line to complete. That holds where the defender stops a line
+only by a mark in its window: in freestyle, and in standard, whose overlines spoil only the
+attacker's own lines (which its own checks see); and for white under renju, which has no
+fouls and wins with five or more, where the defences include black's fouls, which black may
+not play, and black's fours that would make an overline, which win nothing: the proof only
+assumes more of black than it can do. Not under caro, where closing a line's far end stops
+it too, nor for black under renju, whose threes and fours may be fouls. It uses at most
 THREE_SEARCH_THREES threes, the fewest first, and after its first move only threes on the
-lines through its last move. Its length is the proof's, the
-longest defence's: a bound. It is the fastest win only up to EXACT_RUN_PLIES (no run of
-fours wins, so there is no win in three), and so is its first move's value, since a defence
-is a choice. The search spends at most FOURS_SEARCH_SHARE of its time on the run of fours,
-and THREE_SEARCH_SHARE of what is left on the win by threes.
+lines through its last move. Its length is the proof's, the longest defence's: a bound. It
+is the fastest win only up to EXACT_RUN_PLIES (no run of fours wins, so there is no win in
+three), and so is its first move's value, since a defence is a choice. The search spends at
+most FOURS_SEARCH_SHARE of its time on the run of fours, and THREE_SEARCH_SHARE of what is
+left on the win by threes.
 
 Before the tree searches, the root's candidates after which the opponent wins by a run of
 fours (DEFENCE_THREES: no threes), as far as DEFENCE_NODES nodes each find, are barred
