@@ -11,13 +11,14 @@ import pytest
 from flask.testing import FlaskClient
 
 from benchmarks.renju_judges import crowded_position
+from service.game import alphabeta
 from service.game.analysis import analyse
 from service.game.board import Board, GameStatus, Mark
 from service.game.engine import Engine
 from service.game.legality import Illegality, IllegalPosition
 from service.game.renju import Foul, forbidden_cells, foul
 from service.game.rules import InvalidRules, Rules, RulesProblem, Variant
-from service.game.search import Method, search
+from service.game.search import Method, Search, search
 from tests.helpers import gomoku_board, post_move
 from tests.renju_reference import reference_forbidden
 
@@ -288,15 +289,84 @@ def test_when_blacks_only_stop_is_a_foul_black_has_lost_in_two(client: FlaskClie
     assert stop not in [ranked["move"] for ranked in analysis["moves"]]
 
 
-def test_black_proves_no_run_of_fours_under_renju() -> None:
-    """Black's open three on an otherwise quiet board: under freestyle a run of fours wins
-    (the open four), proven; under renju black's fours may be fouls, so none is claimed."""
+def test_black_proves_a_run_of_fours_under_renju_that_passes_no_foul() -> None:
+    """Black's open three on an otherwise quiet board: its straight four is no foul, so
+    under renju the run of fours wins as under freestyle, proven, exactly (three plies)."""
     marks = {(7, 6): "X", (7, 7): "X", (7, 8): "X", (0, 0): "O", (0, 14): "O", (14, 0): "O"}
-    freestyle = gomoku_board(marks)
-    assert search(freestyle, Mark.X, 2.0).method is Method.THREATS
-    found = search(Board(freestyle.cells, RENJU), Mark.X, 0.2)
-    assert found.method is Method.HEURISTIC
-    assert not found.proven
+    for rules in (Rules(15, 15, 5), RENJU):
+        found = search(Board(gomoku_board(marks).cells, rules), Mark.X, 60.0, max_nodes=20_000)
+        assert (found.method, found.proven) == (Method.THREATS, True)
+        assert (found.move, found.score) == (cell(7, 5), rules.max_score - 3)
+
+
+def test_a_double_four_in_one_line_is_no_run_of_fours_for_black() -> None:
+    """Black's X.X.X.X: its stone in the middle gap makes two fives to stop, a win in three
+    under freestyle; under renju that is a double four in one line, a foul, and the run of
+    one four finds nothing (the other gaps make one four each)."""
+    marks = {(7, 3): "X", (7, 5): "X", (7, 7): "X", (7, 9): "X"}
+    marks |= {(0, 0): "O", (0, 14): "O", (14, 0): "O", (14, 14): "O"}
+    runs = {}
+    for rules in (Rules(15, 15, 5), RENJU):
+        board = Board(gomoku_board(marks).cells, rules)
+        one_four = Search(board, Mark.X, 60.0, max_nodes=20_000)
+        runs[rules.variant] = one_four._compiled(alphabeta.shortest_run_of_fours, 1, 1)
+    assert cell(7, 6) in forbidden_cells(Board(gomoku_board(marks).cells, RENJU))
+    assert runs == {Variant.FREESTYLE: (3, cell(7, 6)), Variant.RENJU: (0, -1)}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_no_cell_the_run_of_fours_lets_black_play_is_a_foul(seed: int) -> None:
+    """On seeded crowded positions, every empty cell: where the threat search's reading of
+    fouls (`alphabeta._may_be_foul`) lets black play, the independent judge finds no foul.
+    The reading refuses more than the fouls (a three that only looks like one), never
+    fewer, and lets most cells through."""
+    rng = random.Random(seed)
+    let_through = 0
+    for _ in range(8):
+        board = Board(crowded_position(rng, alternate=True).cells, RENJU)
+        fouls = reference_forbidden(board)
+        geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
+        for empty in board.empty_cells():
+            if not alphabeta._may_be_foul(geometry, state, empty):
+                assert empty not in fouls, (board.to_text(), empty)
+                let_through += 1
+        assert state[0].tolist() == [{None: 0, Mark.X: 1, Mark.O: 2}[mark] for mark in board.cells]
+    assert let_through > 8 * 100
+
+
+def black_run_holds(board: Board, move: int) -> bool:
+    """Return whether black's `move` wins by fours under renju, as the independent judge
+    reads the fouls: no foul, then a five, two fives to stop, or one that white blocks and
+    after which the threat search finds black another run that holds."""
+    if move in reference_forbidden(board):
+        return False
+    after = board.play(move, Mark.X)
+    if after.status().winner is Mark.X:
+        return True
+    fives = after.completing(Mark.X)
+    if after.completing(Mark.O) or not fives:
+        return False  # white wins first, or this was no four
+    if len(fives) >= 2:
+        return True  # white stops one; a five is never a foul
+    blocked = after.play(fives[0], Mark.O)
+    line = Search(blocked, Mark.X, 60.0, max_nodes=200_000)._threat_line()
+    return line is not None and black_run_holds(blocked, line.first)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_run_of_fours_black_proves_under_renju_holds(seed: int) -> None:
+    """Seeded crowded positions where the threat search finds black a run of fours: each
+    of its fours, played out against the forced blocks, is no foul by the independent
+    judge, and the run ends in a five."""
+    rng, runs = random.Random(seed), 0
+    while runs < 5:
+        board = Board(crowded_position(rng, alternate=True).cells, RENJU)
+        if board.completing(Mark.X) or board.completing(Mark.O):
+            continue  # a win at once, or a five to stop: the rules', not a run
+        line = Search(board, Mark.X, 60.0, max_nodes=200_000)._threat_line()
+        if line is not None:
+            assert black_run_holds(board, line.first), (board.to_text(), line)
+            runs += 1
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -1776,11 +1776,16 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
     """Return (plies, first move) of a win by at most `moves_left` fours: (0, -1) for none,
     (ABORTED, -1) out of time. On entry nothing of the defender's completes a line."""
     defender = 3 - attacker
+    # Under renju black's four must be no foul, read so that no foul passes: what the run
+    # proves holds.
+    fouls = attacker == 1 and geometry[8] == RENJU_ENDS
     candidates = _four_makers(geometry, state, attacker)
     for at in range(candidates.shape[0]):
         cell = candidates[at]
         if _out_of_time(limits):
             return ABORTED, -1
+        if fouls and _may_be_foul(geometry, state, cell):
+            continue
         plies = 0
         if _play(geometry, state, cell, attacker):
             plies = 1
@@ -1804,6 +1809,52 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
         if plies > 0:
             return plies, cell
     return 0, -1
+
+
+@njit(cache=True, nogil=True)
+def _may_be_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
+    """Return whether black playing the empty `cell` may be a foul under renju, read so
+    that no foul passes (for the threat search, whose runs must hold): as its shapes show
+    it (`_shape_foul`: an overline, fours in two directions, or open threes in two, more
+    than renju's threes), or two cells then complete its five that are not the ends of one
+    straight four (a double four in one line). A five is never a foul."""
+    if _shape_foul(state, cell):
+        return True
+    if _play(geometry, state, cell, 1):
+        _undo(geometry, state, cell)
+        return False
+    blocks = _completing_cells(geometry, state, 1)
+    foul = blocks.shape[0] >= 2 and not _straight_four(geometry, state, blocks)
+    _undo(geometry, state, cell)
+    return foul
+
+
+@njit(cache=True, nogil=True)
+def _straight_four(geometry, state, blocks):  # type: ignore[no-untyped-def]
+    """Return whether the cells that complete black's five (`blocks`, ascending, with its
+    last stone played) are the two ends of one straight four (four in a row, both ends
+    open), not the two fives of a double four in one line (X.XXX.X, its middle played)."""
+    if blocks.shape[0] != 2:
+        return False
+    windows, windows_of, k = geometry[0], geometry[1], geometry[6]
+    counts = state[1]
+    first, second = blocks[0], blocks[1]
+    for at in range(windows_of.shape[1]):
+        window = windows_of[first, at]
+        if window < 0 or windows[window, 0] != first or counts[window, 1] != k - 1:
+            continue
+        for other_at in range(windows_of.shape[1]):
+            # The window one cell on along the same line: it shares the next two cells.
+            other = windows_of[second, other_at]
+            if (
+                other >= 0
+                and windows[other, k - 1] == second
+                and windows[other, 0] == windows[window, 1]
+                and windows[other, 1] == windows[window, 2]
+                and counts[other, 1] == k - 1
+            ):
+                return True
+    return False
 
 
 @njit(cache=True, nogil=True)

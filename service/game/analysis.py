@@ -80,7 +80,7 @@ class Ranking(Search):
             decided = self._decided(move)
             if decided is not None:
                 values[move], methods[move] = decided, Method.RULES
-        threat = self._threat_line() if self.threats_forced and self.threats_prove else None
+        threat = self._threat_line() if self.threats_forced else None
         bounds: dict[int, int] = {}
         if threat is not None and threat.first not in values:
             first, plies = threat.first, threat.plies

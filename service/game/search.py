@@ -18,9 +18,9 @@ reply the opponent has:
 Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
 a lone cell that stops white's five is no stop when it is one. Inside the tree the rules
 count black's lines as exactly five and white's as five or more, but a foul is not judged
-at every node: so what would pass through one proves nothing. Black's runs of fours and the
-exact search (for either side) are not run, and white's runs are exact only up to
-RENJU_EXACT_PLIES.
+at every node: so what would pass through one proves nothing. The exact search (for either
+side) is not run; black's runs of fours leave out every four that may be a foul (read so
+that none passes), and runs are exact only up to RENJU_EXACT_PLIES.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
 near the marks (less the ones after which a short look finds the opponent a run of fours,
@@ -178,9 +178,6 @@ class Search:
         #: The root moves the mover may not play: under renju, black's fouls.
         self.barred = barred
         fouls = board.rules.variant.has_fouls
-        #: Whether the threat search proves anything here: not for black under renju,
-        #: whose fours may be fouls.
-        self.threats_prove = not (fouls and self.mover == 1)
         #: Whether the exact search does: not under renju, where black's moves in it may
         #: be fouls, which would win black a draw it cannot have, or a game.
         self.exact_proves = not fouls
@@ -188,10 +185,10 @@ class Search:
         #: five in a row, where every reply that stops an open four is known (under caro a
         #: closed end stops one too), and for white under renju, whose threes are never
         #: fouls and whose defender's fouls only take defences away (black's own threes
-        #: may be fouls).
+        #: may be fouls: its runs of fours leave out every four that may be one).
         self.threes_tried = (
             self.threats_forced
-            and self.threats_prove
+            and not (fouls and self.mover == 1)
             and board.rules.k == THREE_SEARCH_K
             and board.rules.rows * board.rules.cols > THREE_SEARCH_MIN_CELLS
         )
@@ -224,7 +221,7 @@ class Search:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
-            threat = self._threat_win() if self.threats_forced and self.threats_prove else None
+            threat = self._threat_win() if self.threats_forced else None
             if threat is not None and threat.score is not None:
                 return threat
         if position.empty <= EXACT_EMPTY_CELLS and self.exact_proves:
@@ -236,7 +233,7 @@ class Search:
         if threat is not None:
             return threat  # a proven win, its length only bounded
         refuted: list[int] = []
-        if self.threats_forced and not (self.rules.variant.has_fouls and self.mover == 2):
+        if self.threats_forced:
             refuted = self._bar_threat_wins_against()
         try:
             return self._iterative_deepening(legal)

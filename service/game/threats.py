@@ -15,8 +15,11 @@ the run found is the shortest made of fours. What its length proves:
 
 Under renju a black block may be a foul, which black may not play: white's four then wins
 faster than its run says, so there a run, and its first move, is exact only up to
-RENJU_EXACT_PLIES (three plies), and black, whose fours may be fouls, runs none
-(`service.game.search`).
+RENJU_EXACT_PLIES (three plies). Black's fours may be fouls: its runs leave out every four
+whose shapes show an overline, fours in two directions or open threes in two (more than
+renju's threes, which must become a straight four through a cell that is no foul itself),
+and every four with two cells to complete it that are not the ends of one straight four
+(a double four in one line), so that no foul passes.
 
 The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that make a four
 lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
