@@ -41,7 +41,8 @@ it too, nor for black under renju, whose threes and fours may be fouls. It uses 
 THREE_SEARCH_THREES threes, the fewest first, and after its first move only threes on the
 lines through its last move. Its length is the proof's, the longest defence's: a bound. It
 is the fastest win only up to EXACT_RUN_PLIES (no run of fours wins, so there is no win in
-three), and so is its first move's value, since a defence is a choice. The search spends at
+three), and so is its first move's value, since a defence is a choice; under renju, never
+(RENJU_EXACT_PLIES). The search spends at
 most FOURS_SEARCH_SHARE of its time on the run of fours, and THREE_SEARCH_SHARE of what is
 left on the win by threes.
 
@@ -62,8 +63,9 @@ EXACT_RUN_PLIES = 5
 #: The longest run of fours whose first move is worth exactly that run.
 EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
 
-#: Under renju, the longest run of white's fours, and of its first move, that is exact: a
-#: block that is black's foul is no block, so a longer run may be won faster.
+#: Under renju, the longest run of fours, and of its first move, that is exact: a block
+#: that is black's foul is no block, so a longer run of white's may be won faster, and a
+#: four of black's that the run leaves out as a possible foul may be none, and win sooner.
 RENJU_EXACT_PLIES = 3
 
 #: How many threes a win by fours and threes (a VCT) may use at most.
