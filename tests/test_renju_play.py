@@ -291,12 +291,17 @@ def test_when_blacks_only_stop_is_a_foul_black_has_lost_in_two(client: FlaskClie
 
 def test_black_proves_a_run_of_fours_under_renju_that_passes_no_foul() -> None:
     """Black's open three on an otherwise quiet board: its straight four is no foul, so
-    under renju the run of fours wins as under freestyle, proven, exactly (three plies)."""
+    under renju the run of fours wins as under freestyle, proven, exactly (three plies),
+    and the analysis proves the same and ranks the move first."""
     marks = {(7, 6): "X", (7, 7): "X", (7, 8): "X", (0, 0): "O", (0, 14): "O", (14, 0): "O"}
     for rules in (Rules(15, 15, 5), RENJU):
-        found = search(Board(gomoku_board(marks).cells, rules), Mark.X, 60.0, max_nodes=20_000)
+        board = Board(gomoku_board(marks).cells, rules)
+        found = search(board, Mark.X, 60.0, max_nodes=20_000)
         assert (found.method, found.proven) == (Method.THREATS, True)
         assert (found.move, found.score) == (cell(7, 5), rules.max_score - 3)
+        ranked = analyse(board, Mark.X, 60.0, max_nodes=20_000)
+        assert ranked.score == rules.max_score - 3
+        assert (ranked.moves[0].move, ranked.moves[0].score) == (cell(7, 5), ranked.score)
 
 
 def test_a_double_four_in_one_line_is_no_run_of_fours_for_black() -> None:
