@@ -313,8 +313,8 @@ def test_a_double_four_in_one_line_is_no_run_of_fours_for_black() -> None:
     runs = {}
     for rules in (Rules(15, 15, 5), RENJU):
         board = Board(gomoku_board(marks).cells, rules)
-        one_four = Search(board, Mark.X, 60.0, max_nodes=20_000)
-        runs[rules.variant] = one_four._compiled(alphabeta.shortest_run_of_fours, 1, 1)
+        searched = Search(board, Mark.X, 60.0, max_nodes=20_000)
+        runs[rules.variant] = searched._compiled(alphabeta.shortest_run_of_fours, 1, 1)
     assert cell(7, 6) in forbidden_cells(Board(gomoku_board(marks).cells, RENJU))
     assert runs == {Variant.FREESTYLE: (3, cell(7, 6)), Variant.RENJU: (0, -1)}
 
@@ -360,9 +360,9 @@ def black_run_holds(board: Board, move: int) -> bool:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_every_run_of_fours_black_proves_under_renju_holds(seed: int) -> None:
-    """Seeded crowded positions where the threat search finds black a run of fours: each
-    of its fours, played out against the forced blocks, is no foul by the independent
-    judge, and the run ends in a five."""
+    """Seeded crowded positions where the threat search finds black a run of fours: its
+    first four is no foul by the independent judge, and after the forced block so is the
+    first four of the run the threat search finds afresh, and so on down to a five."""
     rng, runs = random.Random(seed), 0
     while runs < 5:
         board = Board(crowded_position(rng, alternate=True).cells, RENJU)

@@ -104,8 +104,10 @@ def test_every_reply_to_a_win_by_threes_still_loses(rules: Rules, seed: int) -> 
 @pytest.mark.parametrize("seed", range(3))
 def test_under_renju_every_reply_to_whites_win_by_threes_still_loses(seed: int) -> None:
     """White has no fouls and wins with five or more, and black's fouls only take
-    defences away from it: held to the freestyle reference, where black may answer
-    anywhere and an overline of its own would win, white's win still holds."""
+    defences away from it: black's every reply tried by the freestyle reference's rules,
+    where black may answer anywhere and an overline of its own would win (a four of its
+    blocked and every reply tried again), white still wins after each, by the rules at once
+    or by the renju threat search afresh."""
     generous_to_black = reference_game(Rules(9, 9, 5))
     for text, mover, line in wins_by_threes(seed, 6, RENJU, generous_to_black):
         assert mover == "O"  # black's threes are never tried
@@ -150,6 +152,7 @@ def test_under_renju_whites_double_three_is_a_proven_win() -> None:
     board = gomoku_board({**as_white, (0, 7): "X"}, Rules(15, 15, 5, variant=Variant.RENJU))
     result = search(board, Mark.O, TIME, max_nodes=NODES)
     assert (result.move, result.method, result.proven) == (7 * 15 + 7, Method.THREATS, True)
+    assert (result.score, result.wins_within) == (None, 5)
 
 
 def test_a_double_three_wins_in_five_under_the_standard_rule_too() -> None:

@@ -1833,7 +1833,8 @@ def _may_be_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
 def _straight_four(geometry, state, blocks):  # type: ignore[no-untyped-def]
     """Return whether the cells that complete black's five (`blocks`, ascending, with its
     last stone played) are the two ends of one straight four (four in a row, both ends
-    open), not the two fives of a double four in one line (X.XXX.X, its middle played)."""
+    open), not the two fives of a double four in one line (X.X.X.X, then X.XXX.X with
+    the stone in the middle gap)."""
     if blocks.shape[0] != 2:
         return False
     windows, windows_of, k = geometry[0], geometry[1], geometry[6]

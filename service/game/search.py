@@ -130,7 +130,8 @@ class SearchResult:
 
         True whenever the score is known, since it is the position's value: for what the
         rules decide (a win at once; or a loss in two, which every move is), for an exact
-        result, and for a threat win of at most EXACT_RUN_PLIES plies.
+        result, and for a threat win of at most EXACT_RUN_PLIES plies (RENJU_EXACT_PLIES
+        under renju).
         """
         return self.proven and self.score is not None
 
@@ -142,7 +143,7 @@ class ThreatLine(NamedTuple):
     first: int
     plies: int
     #: Whether it needs threes (a VCT), not fours alone: then its length is the shortest
-    #: only up to EXACT_RUN_PLIES, and so is its first move's value.
+    #: only up to EXACT_RUN_PLIES (under renju never), and so is its first move's value.
     threes: bool
 
 

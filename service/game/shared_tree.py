@@ -3,18 +3,18 @@
 One thread searches a node's first move (down the line of first moves, the same way), then
 every thread takes the node's next move in turn until none is left: each shows its move no
 better than the best so far with a null window (a late quiet move shallower first, as one
-thread's tree does), and searches it in full if it is. Each
-thread plays its moves in a compiled position of its own; the transposition table is the
-one the search was given, shared, and every node reads and stores it as one thread's
-does (a move's place in the order decides whether it is reduced, so both must order
-alike). At each depth the tree finds the value and the move one thread's search finds,
-save what the table holds when a node is reached, which the threads' timing changes
-(`tests/test_shared_tree.py` holds them equal to depth 11 on one thread, and on five
-games to depth 5 on two); two threads reach a depth about 1.35 times as fast
-(docs/STRENGTH.md). Stopped by the deadline within a depth, it plays as one thread does:
-the last finished depth's move, unless the stopped depth has searched another in full and
-found it better. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched
-whole by one thread: sharing them costs more than they take.
+thread's tree does), and searches it in full if it is. Each thread plays its moves in a
+compiled position of its own; the transposition table is the one the search was given,
+shared, and every node reads and stores it as one thread's does (a move's place in the order
+decides whether it is reduced, so both must order alike). At each depth the tree finds the
+value and the move one thread's search finds, save what the table holds when a node is
+reached, which the threads' timing changes (`tests/test_shared_tree.py` holds them equal to
+depth 11 on one thread, and on five games to depth 5 on two); two threads reached a depth
+about 1.35 times as fast (docs/STRENGTH.md, measured before the principal line read and
+stored the table). Stopped by the deadline within a depth, it plays as one thread does: the
+last finished depth's move, unless the stopped depth has searched another in full and found
+it better. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one
+thread: sharing them costs more than they take.
 
 The threads run the compiled search (`service.game.alphabeta`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
@@ -140,7 +140,7 @@ class SharedTree:
                 node.ply,
             )  # fmt: skip
             return (None, -1) if self.stopped.is_set() else (value, -1)
-        known = self._known(node)
+        known = self._enter(node)
         if known is not None or self.stopped.is_set():
             return known, -1
         # The table's move first: the last depth's line, where the table still holds it.
@@ -173,10 +173,10 @@ class SharedTree:
         alphabeta.store_node(table, state, node.depth, best.value, bound, best.move)
         return best.value, best.move
 
-    def _known(self, node: _Window) -> int | None:
-        """Count a node as one thread's is counted (marking the search stopped if the
-        deadline has passed); return its value if the table settles it (below the root) or
-        its shapes decide it, else None."""
+    def _enter(self, node: _Window) -> int | None:
+        """Enter a node as one thread's tree does: count it (and mark the search stopped
+        if the deadline has passed); return its value if the table settles it (below the
+        root) or its shapes decide it, else None."""
         geometry, state, table, limits = self.kernels[0]
         if alphabeta.out_of_time(limits):
             self.stopped.set()
