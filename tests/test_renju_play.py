@@ -19,7 +19,8 @@ from service.game.legality import Illegality, IllegalPosition
 from service.game.renju import Foul, forbidden_cells, foul
 from service.game.rules import InvalidRules, Rules, RulesProblem, Variant
 from service.game.search import Method, Search, search
-from tests.helpers import gomoku_board, post_move
+from tests import search_reference as brute
+from tests.helpers import gomoku_board, post_move, reference_game
 from tests.renju_reference import reference_forbidden
 
 RENJU = Rules(15, 15, 5, variant=Variant.RENJU)
@@ -339,6 +340,46 @@ def test_no_cell_the_run_of_fours_lets_black_play_is_a_foul(seed: int) -> None:
     assert let_through > 8 * 100
 
 
+#: Black's five is exactly five: the independent reference's game of the standard rule.
+BLACK_FIVES = reference_game(Rules(15, 15, 5, variant=Variant.STANDARD))
+
+
+def test_a_threat_of_blacks_open_four_counts_only_where_the_judge_allows_one() -> None:
+    """Black's win by threes may force white with the threat of an open four only where
+    black can make one (`alphabeta._open_four_to_make`): on seeded crowded positions, where
+    the threat search reads the threat as real, some cell leaves black two cells that
+    complete exactly five by the independent reference, and that cell is no foul by the
+    independent judge. Where every such cell is a foul, the threat is none."""
+    real = only_fouls = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        for _ in range(8):
+            board = Board(crowded_position(rng, alternate=True).cells, RENJU)
+            if brute.wins_at_once(BLACK_FIVES, board.to_text(), "X"):
+                continue
+            makers = open_four_cells(board)
+            allowed = makers - reference_forbidden(board)
+            geometry, state, _table, _limits = Search(board, Mark.O, 60.0).kernel
+            if alphabeta._open_four_to_make(geometry, state, 1):
+                assert allowed, board.to_text()
+                real += 1
+            elif makers and not allowed:
+                only_fouls += 1
+    assert real >= 10
+    assert only_fouls >= 1  # a three whose open four is only a foul (seed 0)
+
+
+def open_four_cells(board: Board) -> set[int]:
+    """Return the empty cells where black leaves two cells that complete exactly five, by
+    the independent reference."""
+    text = board.to_text()
+    return {
+        empty
+        for empty in board.empty_cells()
+        if len(brute.wins_at_once(BLACK_FIVES, brute.placed(text, empty, "X"), "X")) >= 2
+    }
+
+
 def black_run_holds(board: Board, move: int) -> bool:
     """Return whether black's `move` wins by fours under renju, as the independent judge
     reads the fouls: no foul, then a five, two fives to stop, or one that white blocks and
@@ -369,7 +410,7 @@ def test_every_run_of_fours_black_proves_under_renju_holds(seed: int) -> None:
         if board.completing(Mark.X) or board.completing(Mark.O):
             continue  # a win at once, or a five to stop: the rules', not a run
         line = Search(board, Mark.X, 60.0, max_nodes=200_000)._threat_line()
-        if line is not None:
+        if line is not None and not line.threes:  # wins by threes: tests/test_threes.py
             assert black_run_holds(board, line.first), (board.to_text(), line)
             runs += 1
 

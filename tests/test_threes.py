@@ -18,6 +18,7 @@ from service.game.threats import EXACT_RUN_PLIES
 from tests import search_reference as brute
 from tests.family_reference import Game, other
 from tests.helpers import gomoku_board, reference_game
+from tests.renju_reference import reference_forbidden
 
 RULES = Rules(9, 9, 5)
 STANDARD = Rules(9, 9, 5, variant=Variant.STANDARD)
@@ -38,11 +39,15 @@ def threat_line(
 
 
 def wins_by_threes(
-    seed: int, count: int, rules: Rules = RULES, game: Game | None = None
+    seed: int,
+    count: int,
+    rules: Rules = RULES,
+    game: Game | None = None,
+    attacker: str | None = None,
 ) -> Iterator[tuple[str, str, ThreatLine]]:
     """Yield `count` seeded clustered positions where the threat search finds a win that
     needs threes (no run of fours wins), played by the reference `game` (by default the
-    one of the `rules`)."""
+    one of the `rules`), for either side to move or only the `attacker`."""
     game = reference_game(rules) if game is None else game
     rng, found = random.Random(seed), 0
     for _ in range(5000):
@@ -50,6 +55,8 @@ def wins_by_threes(
         if position is None:
             continue
         text, mover = position
+        if attacker not in (None, mover):
+            continue
         if brute.wins_at_once(game, text, mover) or brute.wins_at_once(game, text, other(mover)):
             continue
         line = threat_line(text, mover, rules)
@@ -109,10 +116,58 @@ def test_under_renju_every_reply_to_whites_win_by_threes_still_loses(seed: int) 
     blocked and every reply tried again), white still wins after each, by the rules at once
     or by the renju threat search afresh."""
     generous_to_black = reference_game(Rules(9, 9, 5))
-    for text, mover, line in wins_by_threes(seed, 6, RENJU, generous_to_black):
-        assert mover == "O"  # black's threes are never tried
+    for text, mover, line in wins_by_threes(seed, 6, RENJU, generous_to_black, attacker="O"):
         after = brute.placed(text, line.first, mover)
         assert escape(generous_to_black, RENJU, after, mover) is None, (text, line)
+
+
+#: Under renju black wins only with exactly five, and white with five or more.
+BLACK_WINS = reference_game(STANDARD)
+WHITE_WINS = reference_game(RULES)
+
+
+def fouls(text: str) -> set[int]:
+    """Return black's forbidden cells on a 9x9 renju board, by the independent judge."""
+    return reference_forbidden(Board.from_text(text, RENJU))
+
+
+def whites_escape(text: str) -> int | None:
+    """Return a reply of white's, to move after black's threat, after which black has no
+    win, or None if there is none. Every empty cell is tried. Black wins at once only with
+    exactly five; a four of white's (five or more) black must block on a cell the
+    independent judge finds no foul, and white replies again; else black's win must be
+    found afresh by the threat search, and its first move be no foul by the judge."""
+    assert not brute.wins_at_once(WHITE_WINS, text, "O")
+    for reply in brute.empties(text):
+        answered = brute.placed(text, reply, "O")
+        if brute.wins_at_once(BLACK_WINS, answered, "X"):
+            continue  # a five is never a foul
+        counter = brute.wins_at_once(WHITE_WINS, answered, "O")
+        if len(counter) >= 2:
+            return reply
+        if len(counter) == 1:
+            if counter[0] in fouls(answered):
+                return reply
+            if whites_escape(brute.placed(answered, counter[0], "X")) is not None:
+                return reply
+            continue
+        line = threat_line(answered, "X", RENJU, nodes=CHECK_NODES)
+        if line is None or line.first in fouls(answered):
+            return reply
+    return None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_under_renju_every_reply_to_blacks_win_by_threes_still_loses(seed: int) -> None:
+    """Black's threats and blocks leave out every cell that may be a foul: its first move
+    is no foul by the independent judge, and after every reply of white's, on every cell,
+    black still wins, at once with exactly five or by a threat search afresh whose first
+    move is no foul either (a four of white's blocked on a cell that is no foul, and every
+    reply tried again)."""
+    for text, mover, line in wins_by_threes(seed, 6, RENJU, WHITE_WINS, attacker="X"):
+        assert line.first not in fouls(text), (text, line)
+        after = brute.placed(text, line.first, mover)
+        assert whites_escape(after) is None, (text, line)
 
 
 #: 15x15, X to move: two twos that cross at (7, 7), where X makes two open threes at once.
@@ -136,12 +191,23 @@ def test_two_open_threes_at_once_are_a_proven_win_in_five() -> None:
     assert (ranked.moves[0].move, ranked.moves[0].score) == (7 * 15 + 7, fastest)
 
 
-@pytest.mark.parametrize("variant", [Variant.CARO, Variant.RENJU])
-def test_threes_are_not_tried_under_caro_nor_for_black_under_renju(variant: Variant) -> None:
-    """Under caro a closed end stops a four too, and under renju black's own threes may be
-    fouls: the threat search tries fours alone there."""
-    board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=variant))
+def test_threes_are_not_tried_under_caro() -> None:
+    """Under caro a closed end stops a four too: the threat search tries fours alone."""
+    board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=Variant.CARO))
     assert Search(board, Mark.X, TIME, max_nodes=NODES)._threat_line() is None
+
+
+def test_under_renju_blacks_double_three_is_a_foul_and_no_win() -> None:
+    """The crossing that wins freestyle's black the game is renju's double three: the
+    threat search finds no win there (each three alone is stopped), and the search, its
+    fouls barred as the engine bars them, plays another move."""
+    board = gomoku_board(DOUBLE_THREE, Rules(15, 15, 5, variant=Variant.RENJU))
+    forbidden = reference_forbidden(board)
+    assert 7 * 15 + 7 in forbidden
+    assert Search(board, Mark.X, TIME, max_nodes=NODES)._threat_line() is None
+    result = search(board, Mark.X, TIME, max_nodes=NODES, barred=frozenset(forbidden))
+    assert result.move not in forbidden
+    assert not result.proven
 
 
 def test_under_renju_whites_double_three_is_a_proven_win() -> None:

@@ -1776,16 +1776,13 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
     """Return (plies, first move) of a win by at most `moves_left` fours: (0, -1) for none,
     (ABORTED, -1) out of time. On entry nothing of the defender's completes a line."""
     defender = 3 - attacker
-    # Under renju black's four must be no foul, read so that no foul passes: what the run
-    # proves holds.
-    fouls = attacker == 1 and geometry[8] == RENJU_ENDS
     candidates = _four_makers(geometry, state, attacker)
     for at in range(candidates.shape[0]):
         cell = candidates[at]
         if _out_of_time(limits):
             return ABORTED, -1
-        if fouls and _may_be_foul(geometry, state, cell):
-            continue
+        if _foul_for(geometry, state, attacker, cell):
+            continue  # under renju, read so that no foul passes: what the run proves holds
         plies = 0
         if _play(geometry, state, cell, attacker):
             plies = 1
@@ -1809,6 +1806,13 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
         if plies > 0:
             return plies, cell
     return 0, -1
+
+
+@njit(cache=True, nogil=True)
+def _foul_for(geometry, state, player, cell):  # type: ignore[no-untyped-def]
+    """Return whether `player` playing the empty `cell` may be a foul: under renju, black's
+    that `_may_be_foul` refuses; never anyone else's."""
+    return player == 1 and geometry[8] == RENJU_ENDS and _may_be_foul(geometry, state, cell)
 
 
 @njit(cache=True, nogil=True)
@@ -1877,7 +1881,7 @@ def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-u
     """Return the empty cells where `attacker` may make a four (in a window two marks
     short of a line, none of the defender's), then, with `threes`, those where it may make
     a three (three marks short) on a line through its `last` move (any, if -1): in
-    ascending order each."""
+    ascending order each. Under renju none of black's that may be a foul (`_may_be_foul`)."""
     windows, k = geometry[0], geometry[6]
     cells, counts, levels = state[0], state[1], state[7]
     size = cells.shape[0]
@@ -1900,10 +1904,26 @@ def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-u
     count = 0
     for made in (2, 1):
         for cell in range(size):
-            if level[cell] == made:
+            if level[cell] == made and not _foul_for(geometry, state, attacker, cell):
                 found[count] = cell
                 count += 1
     return found[:count]
+
+
+@njit(cache=True, nogil=True)
+def _open_four_to_make(geometry, state, attacker):  # type: ignore[no-untyped-def]
+    """Return whether `attacker` has a move that leaves two cells completing a line, under
+    renju one of black's that is no foul (`_may_be_foul`): the threat of an open four is
+    real, and stays so whatever the defender plays off its windows (a white stone takes
+    shapes from black, never adds one, so it makes no foul)."""
+    candidates = _four_makers(geometry, state, attacker)
+    for at in range(candidates.shape[0]):
+        cell = candidates[at]
+        if _makes_open_four(geometry, state, cell, attacker) and not _foul_for(
+            geometry, state, attacker, cell
+        ):
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -1946,7 +1966,8 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
     Against a four the block is the only defence; against the threat of an open four,
     every cell of its windows and every four of the defender's (`_answers_to_open_fours`):
     any other move lets the open four be made, and the defender has no line to complete.
-    A four of the defender's is blocked, and the defender moves again."""
+    A four of the defender's is blocked, and the defender moves again. Under renju black
+    neither threatens nor blocks with a cell that may be a foul (`_may_be_foul`)."""
     defender = 3 - attacker
     # The turns as plain int64s, as the calls pass them: a literal would compile a second
     # function calling the first, which numba's cache cannot link (numba#6061).
@@ -1995,8 +2016,8 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
     chosen = np.zeros(size, dtype=np.int64)
     if wins.shape[0] == 1:
         chosen[wins[0]] = 1
-    elif _answers_to_open_fours(geometry, state, defender, chosen) == 0:
-        return 0  # no threat: the defender is free
+    elif not _threatened(geometry, state, attacker, chosen):
+        return 0  # the defender is free
     longest = 0
     for reply in range(size):
         if chosen[reply] == 0:
@@ -2006,8 +2027,12 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
         _play(geometry, state, reply, defender)  # completes nothing: no cell did
         plies = 0
         counter = _completing_cells(geometry, state, defender)
-        if state[4][1] == 0 or counter.shape[0] >= 2:
-            plies = 0  # a draw, or two cells of the defender's to stop
+        if (
+            state[4][1] == 0
+            or counter.shape[0] >= 2
+            or (counter.shape[0] == 1 and _foul_for(geometry, state, attacker, counter[0]))
+        ):
+            plies = 0  # a draw, or the defender's five the attacker cannot stop (a foul)
         elif counter.shape[0] == 1:
             block = counter[0]
             _play(geometry, state, block, attacker)  # completes nothing: it had no line
@@ -2028,12 +2053,23 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
 
 
 @njit(cache=True, nogil=True)
+def _threatened(geometry, state, attacker, chosen):  # type: ignore[no-untyped-def]
+    """Return whether `attacker` threatens an open four, under renju one of black's that
+    is no foul (`_open_four_to_make`), and mark the defender's answers in `chosen`
+    (`_answers_to_open_fours`)."""
+    if _answers_to_open_fours(geometry, state, 3 - attacker, chosen) == 0:
+        return False
+    fouls = attacker == 1 and geometry[8] == RENJU_ENDS
+    return not fouls or _open_four_to_make(geometry, state, attacker)
+
+
+@njit(cache=True, nogil=True)
 def win_by_threes(geometry, state, _table, attacker, most_threes, most_moves, limits):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (plies, first move) of a win by threats with the fewest threes (one to
     `most_threes`) found, of at most `most_moves` moves: (0, -1) for none, or when the
     defender has a line to complete or the attacker one of its own (a win at once is the
-    rules'); (ABORTED, -1) out of time. Freestyle and standard rules, and white under
-    renju, only (`Search.threes_tried`)."""
+    rules'); (ABORTED, -1) out of time. Freestyle, standard and renju rules only
+    (`Search.threes_tried`)."""
     if (
         _completing_cells(geometry, state, 3 - attacker).shape[0] > 0
         or _completing_cells(geometry, state, attacker).shape[0] > 0

@@ -183,14 +183,13 @@ class Search:
         #: Whether the exact search does: not under renju, where black's moves in it may
         #: be fouls, which would win black a draw it cannot have, or a game.
         self.exact_proves = not fouls
-        #: Whether the threat search also tries threes (a VCT): in freestyle and standard
-        #: five in a row, where every reply that stops an open four is known (under caro a
-        #: closed end stops one too), and for white under renju, whose threes are never
-        #: fouls and whose defender's fouls only take defences away (black's own threes
-        #: may be fouls: its runs of fours leave out every four that may be one).
+        #: Whether the threat search also tries threes (a VCT): in freestyle, standard and
+        #: renju five in a row, where every reply that stops an open four is known (under
+        #: caro a closed end stops one too); under renju white has no fouls and black's
+        #: only take defences away from it, and black's threats and blocks leave out every
+        #: cell that may be a foul.
         self.threes_tried = (
             self.threats_forced
-            and not (fouls and self.mover == 1)
             and board.rules.k == THREE_SEARCH_K
             and board.rules.rows * board.rules.cols > THREE_SEARCH_MIN_CELLS
         )
