@@ -170,6 +170,21 @@ def test_under_renju_every_reply_to_blacks_win_by_threes_still_loses(seed: int) 
         assert whites_escape(after) is None, (text, line)
 
 
+def test_blacks_renju_win_by_threes_is_proven_alike_by_the_search_and_the_analysis() -> None:
+    """What the threat search finds for black under renju, `/v1/move`'s search and the
+    analysis prove alike, its fouls barred as the engine bars them: the move, with its
+    length a bound (`wins_within`) and no score, and the analysis ranks it first."""
+    for text, _mover, line in wins_by_threes(0, 3, RENJU, WHITE_WINS, attacker="X"):
+        board = Board.from_text(text, RENJU)
+        barred = frozenset(fouls(text))
+        result = search(board, Mark.X, TIME, max_nodes=NODES, barred=barred)
+        assert (result.move, result.method, result.proven) == (line.first, Method.THREATS, True)
+        assert (result.score, result.wins_within) == (None, line.plies)
+        ranked = analyse(board, Mark.X, TIME, max_nodes=NODES, barred=barred)
+        assert (ranked.score, ranked.wins_within) == (None, line.plies)
+        assert ranked.moves[0].move == line.first
+
+
 #: 15x15, X to move: two twos that cross at (7, 7), where X makes two open threes at once.
 DOUBLE_THREE = {
     (7, 5): "X", (7, 6): "X", (5, 7): "X", (6, 7): "X",

@@ -9,8 +9,8 @@ reply the opponent has:
   end stops it too);
 - the threat search (`alphabeta.shortest_run_of_fours`, what its runs prove in
   `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
-  leaving the opponent one cell to stop a win; failing one, in freestyle and standard
-  (and for white under renju), a win by fours and threes against every defence
+  leaving the opponent one cell to stop a win; failing one, in freestyle, standard and
+  renju, a win by fours and threes against every defence
   (`alphabeta.win_by_threes`). Its length is the fastest win only up to five plies (three
   under renju); a longer one is a bound (`wins_within`), unless the exact search, with
   few cells empty, finds the value;

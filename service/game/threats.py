@@ -19,25 +19,28 @@ RENJU_EXACT_PLIES (three plies). Black's fours may be fouls: its runs leave out 
 whose shapes show an overline, fours in two directions or open threes in two (more than
 renju's threes, which must become a straight four through a cell that is no foul itself),
 and every four with two cells to complete it that are not the ends of one straight four
-(a double four in one line), so that no foul passes.
+(a double four in one line), so that no foul passes (`alphabeta._may_be_foul`).
 
 The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that make a four
 lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
 tried in ascending order, then the forced block, with runs of one four first, then two, up
 to THREAT_SEARCH_MOVES. This module holds what its runs prove.
 
-Where no run of fours wins, in freestyle and standard five in a row, and for white under
-renju, the search also tries *threes* (a VCT, `alphabeta.win_by_threes`): a move after which
+Where no run of fours wins, in freestyle, standard and renju five in a row, the search
+also tries *threes* (a VCT, `alphabeta.win_by_threes`): a move after which
 the attacker threatens an open four. Its defences are not one cell but every empty cell of
 the windows that would make the open four, and every four of the defender's (which the
 attacker blocks before the defender moves again); any other reply lets the open four be
 made, and the defender has no line to complete. That holds where the defender stops a line
 only by a mark in its window: in freestyle, and in standard, whose overlines spoil only the
-attacker's own lines (which its own checks see); and for white under renju, which has no
-fouls and wins with five or more, where the defences include black's fouls, which black may
-not play, and black's fours that would make an overline, which win nothing: the proof only
-assumes more of black than it can do. Not under caro, where closing a line's far end stops
-it too, nor for black under renju, whose threes and fours may be fouls. It uses at most
+attacker's own lines (which its own checks see); and under renju. For white, which has no
+fouls and wins with five or more, the defences include black's fouls, which black may not
+play, and black's fours that would make an overline, which win nothing: the proof only
+assumes more of black than it can do. Black's threes, fours and blocks of white's fours
+leave out every cell that may be a foul, as its runs do, and its threat of an open four
+counts only where one is made on a cell that reading lets through: a white stone takes
+shapes from black and adds none, so no reply makes that cell a foul. Not under caro,
+where closing a line's far end stops it too. It uses at most
 THREE_SEARCH_THREES threes, the fewest first, and after its first move only threes on the
 lines through its last move. Its length is the proof's, the longest defence's: a bound. It
 is the fastest win only up to EXACT_RUN_PLIES (no run of fours wins, so there is no win in
