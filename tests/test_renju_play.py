@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
@@ -321,11 +322,11 @@ def test_a_double_four_in_one_line_is_no_run_of_fours_for_black() -> None:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_no_cell_the_run_of_fours_lets_black_play_is_a_foul(seed: int) -> None:
+def test_no_cell_the_threat_search_lets_black_play_is_a_foul(seed: int) -> None:
     """On seeded crowded positions, every empty cell: where the threat search's reading of
-    fouls (`alphabeta._may_be_foul`) lets black play, the independent judge finds no foul.
-    The reading refuses more than the fouls (a three that only looks like one), never
-    fewer, and lets most cells through."""
+    fouls (`alphabeta._may_be_foul`, for black's fours, threes and blocks) lets black play,
+    the independent judge finds no foul. The reading refuses more than the fouls (a three
+    that only looks like one), never fewer, and lets most cells through."""
     rng = random.Random(seed)
     let_through = 0
     for _ in range(8):
@@ -378,6 +379,24 @@ def open_four_cells(board: Board) -> set[int]:
         for empty in board.empty_cells()
         if len(brute.wins_at_once(BLACK_FIVES, brute.placed(text, empty, "X"), "X")) >= 2
     }
+
+
+def test_a_white_stone_never_adds_to_what_blacks_shapes_show() -> None:
+    """Every line of 10 neighbours the renju shapes read, and every empty one of them taken
+    by a white stone: what black makes in the middle is never more (a five stays a five, no
+    four becomes an open three), so a cell the threat search's reading of fouls lets black
+    play stays so whatever white plays, and a threat of black's open four it counts stays
+    one after any reply off its windows (black's runs, and so its overlines, are untouched)."""
+    shapes = alphabeta.shape_table(alphabeta.RENJU_SHAPES)[1].astype(np.int64)
+    keys = np.arange(shapes.shape[0], dtype=np.int64)
+    for slot in range(10):
+        empty = (keys >> (2 * slot)) & 3 == 0
+        before = keys[empty]
+        after = before | (2 << (2 * slot))  # a white stone there
+        was, now = shapes[before], shapes[after]
+        assert (now <= was).all()
+        assert not ((was >= alphabeta.FOUR) & (now == alphabeta.OPEN_THREE)).any()
+        assert (now[was == alphabeta.FIVE] == alphabeta.FIVE).all()
 
 
 def black_run_holds(board: Board, move: int) -> bool:

@@ -157,7 +157,7 @@ def whites_escape(text: str) -> int | None:
     return None
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(4))
 def test_under_renju_every_reply_to_blacks_win_by_threes_still_loses(seed: int) -> None:
     """Black's threats and blocks leave out every cell that may be a foul: its first move
     is no foul by the independent judge, and after every reply of white's, on every cell,

@@ -11,17 +11,18 @@ reply the opponent has:
   `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
   leaving the opponent one cell to stop a win; failing one, in freestyle, standard and
   renju, a win by fours and threes against every defence
-  (`alphabeta.win_by_threes`). Its length is the fastest win only up to five plies (three
-  under renju); a longer one is a bound (`wins_within`), unless the exact search, with
-  few cells empty, finds the value;
+  (`alphabeta.win_by_threes`). Its length is the fastest win only up to five plies (under
+  renju a run of fours up to three, a win by threes never); a longer one is a bound
+  (`wins_within`), unless the exact search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
 Under renju the cells black may not play (`barred`: its fouls) are never a root move, and
 a lone cell that stops white's five is no stop when it is one. Inside the tree the rules
 count black's lines as exactly five and white's as five or more, but a foul is not judged
 at every node: so what would pass through one proves nothing. The exact search (for either
-side) is not run; black's runs of fours leave out every four that may be a foul (read so
-that none passes), and runs are exact only up to RENJU_EXACT_PLIES.
+side) is not run; black's threat search (its fours, its threes and its blocks of white's
+fours) leaves out every cell that may be a foul (read so that none passes), and runs are
+exact only up to RENJU_EXACT_PLIES.
 
 Otherwise the move comes from an alpha-beta search with iterative deepening over the cells
 near the marks (less the ones after which a short look finds the opponent a run of fours,

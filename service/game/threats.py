@@ -1,5 +1,5 @@
-"""The threat search's terms (normal rules): a forced win made of fours (and in freestyle and
-standard of threes), and what it proves.
+"""The threat search's terms (normal rules): a forced win made of fours (and in freestyle,
+standard and renju of threes), and what it proves.
 
 A *four* is a move after which the opponent has exactly one cell to stop an immediate win:
 any other reply loses at once, so the block is the only reply to consider. A run of fours
@@ -38,8 +38,10 @@ fouls and wins with five or more, the defences include black's fouls, which blac
 play, and black's fours that would make an overline, which win nothing: the proof only
 assumes more of black than it can do. Black's threes, fours and blocks of white's fours
 leave out every cell that may be a foul, as its runs do, and its threat of an open four
-counts only where one is made on a cell that reading lets through: a white stone takes
-shapes from black and adds none, so no reply makes that cell a foul. Not under caro,
+counts only where one is made on a cell that reading lets through. That reading calls
+every foul a foul, and a white stone only takes shapes from black (a five stays one, no
+four becomes a three), so a cell it lets through stays so after any reply of white's.
+Not under caro,
 where closing a line's far end stops it too. It uses at most
 THREE_SEARCH_THREES threes, the fewest first, and after its first move only threes on the
 lines through its last move. Its length is the proof's, the longest defence's: a bound. It
