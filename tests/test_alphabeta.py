@@ -705,7 +705,8 @@ def foul_trap(name: str, variant: Variant) -> tuple[Board, int, int]:
 def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> None:
     """After O's four, black stops the five only by its foul: it has lost, and the tree
     reads so at every node below the root, one ply from the leaves too (at the root the
-    judge's own fouls decide), and O's search plays the four."""
+    judge's own fouls decide), and O's threat search proves the four a win in three, as
+    the analysis does."""
     board, four, trap = foul_trap(name, Variant.RENJU)
     after = board.play(four, Mark.O)
     assert trap in forbidden_cells(after)  # the judge's reading, not the shapes'
@@ -715,8 +716,40 @@ def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> N
     ] * 3
     assert alphabeta.decided(geometry, state, 1, 5, 0, False) == 0
     result = search(board, Mark.O, TIME, max_nodes=2000)
-    assert result.move == four
-    assert result.evaluation == pytest.approx(0.9866, abs=1e-4)  # a leaf the shapes decide
+    won_in_three = board.rules.max_score - 3
+    assert (result.move, result.method, result.proven) == (four, Method.THREATS, True)
+    assert (result.score, result.wins_within) == (won_in_three, None)
+    ranked = analyse(board, Mark.O, TIME, max_nodes=2000)
+    assert (ranked.score, ranked.moves[0].move, ranked.moves[0].score) == (
+        won_in_three,
+        four,
+        won_in_three,
+    )
+
+
+def test_under_renju_whites_run_of_fours_may_end_on_a_four_black_may_not_stop() -> None:
+    """The double three's trap with O's diagonal a stone short and a row of O's closed by
+    X: O's four at (10, 10) fills the diagonal, black blocks at (10, 9), and O's four at
+    (11, 11) leaves one cell to stop, (7, 7), black's double three. O's threat search
+    proves that run of two fours, its length a bound under renju, and the analysis proves
+    the same; under the standard rule black's block stands, and no run wins."""
+    x_cells = [(5, 7), (6, 7), (7, 5), (7, 6), (12, 12), (6, 6), (10, 5), (0, 14)]
+    o_cells = [(8, 8), (9, 9), (0, 0), (14, 0), (10, 6), (10, 7), (10, 8)]
+    fills = 10 * 15 + 10
+    for variant, proven in ((Variant.RENJU, True), (Variant.STANDARD, False)):
+        board = Board.empty(Rules(15, 15, 5, variant=variant))
+        for cells, mark in ((x_cells, Mark.X), (o_cells, Mark.O)):
+            for row, col in cells:
+                board = board.play(row * 15 + col, mark)
+        result = search(board, Mark.O, TIME, max_nodes=20_000)
+        assert result.proven is proven
+        ranked = analyse(board, Mark.O, TIME, max_nodes=20_000)
+        if proven:
+            assert (result.move, result.method) == (fills, Method.THREATS)
+            assert (result.score, result.wins_within) == (None, 5)
+            assert (ranked.wins_within, ranked.moves[0].move) == (5, fills)
+        else:
+            assert ranked.wins_within is None
 
 
 def test_a_late_move_that_makes_a_four_or_takes_the_opponents_is_never_reduced() -> None:

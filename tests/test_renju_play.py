@@ -345,6 +345,27 @@ def test_no_cell_the_threat_search_lets_black_play_is_a_foul(seed: int) -> None:
 BLACK_FIVES = reference_game(Rules(15, 15, 5, variant=Variant.STANDARD))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cell_the_tree_and_whites_runs_call_blacks_foul_is_one(seed: int) -> None:
+    """On seeded crowded positions, every empty cell: where the reading of a foul that
+    decides whether black can block a five (`alphabeta._blocking_foul`, for the tree's
+    lost nodes and white's runs of fours) calls the cell a foul, the independent judge
+    does too; and it calls most of the judge's fouls (not a double four in one line, nor a
+    three two levels deep)."""
+    rng = random.Random(seed)
+    called = judged = 0
+    for _ in range(8):
+        board = Board(crowded_position(rng, alternate=True).cells, RENJU)
+        fouls = reference_forbidden(board)
+        geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
+        for empty in board.empty_cells():
+            if alphabeta._blocking_foul(geometry, state, empty):
+                assert empty in fouls, (board.to_text(), empty)
+                called += 1
+        judged += len(fouls)
+    assert called >= 0.8 * judged
+
+
 def test_a_threat_of_blacks_open_four_counts_only_where_the_judge_allows_one() -> None:
     """Black's win by threes may force white with the threat of an open four only where
     black can make one (`alphabeta._open_four_to_make`): on seeded crowded positions, where

@@ -1429,9 +1429,12 @@ def _blocked_by_a_foul(geometry, state, player):  # type: ignore[no-untyped-def]
 
 @_uncounted
 def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
-    """Return whether black's stone on `cell` is a foul by its shapes (`_shape_foul`), its
-    threes judged one level deeper, as the renju rules define them: a three counts only if
-    a straight four can be made from it on a cell that is not itself a foul by its shapes."""
+    """Return whether black's stone on `cell` is a foul, read so that only fouls are called
+    fouls: fours in two directions or an overline, as the shapes show them exactly, or two
+    threes as the renju rules define them, one level deep: a three counts only if one more
+    stone makes a straight four through `cell` (`_straight_four_with`) on a cell that makes
+    no five and is no foul by its shapes (which see every foul there: the straight four is
+    a four, so a second four in any line is two)."""
     five, fours, threes, overline = _foul_shapes(state, cell)
     if five:
         return False
@@ -1439,7 +1442,7 @@ def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
         return True  # a double four or an overline: read exactly from the shapes
     if _directions(threes) < 2:
         return False
-    keys, table, neighbours = state[9], state[8], state[12]
+    neighbours = state[12]
     _play(geometry, state, cell, 1)
     real = 0
     for direction in range(4):
@@ -1450,13 +1453,60 @@ def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
             if (
                 other >= 0
                 and state[0][other] == 0
-                and table[1, keys[other, direction]] == OPEN_FOUR
-                and not _shape_foul(state, other)
+                and _straight_four_with(state, cell, direction, slot)
+                and _free_for_black(state, other)
             ):
                 real += 1
                 break
     _undo(geometry, state, cell)
     return real >= 2
+
+
+@_uncounted
+def _straight_four_with(state, cell, direction, slot):  # type: ignore[no-untyped-def]
+    """Return whether a black stone on the empty neighbour `slot` of black's `cell` along
+    `direction` (`_neighbours`' places) makes four in a row through both, whose two ends
+    are empty and each make exactly five (no black stone beyond them)."""
+    cells, line = state[0], state[12][cell, direction]
+    half = line.shape[0] // 2
+    other = line[slot]
+    cells[other] = 1
+    back = 0
+    while back < half and line[back] >= 0 and cells[line[back]] == 1:
+        back += 1
+    forward = 0
+    while forward < half and line[half + forward] >= 0 and cells[line[half + forward]] == 1:
+        forward += 1
+    cells[other] = 0
+    within = slot < back if slot < half else slot - half < forward
+    return (
+        within
+        and back + forward == 3
+        and _open_end(cells, line, back, 0, half)
+        and _open_end(cells, line, forward, half, half)
+    )
+
+
+@_uncounted
+def _open_end(cells, line, run, first, half):  # type: ignore[no-untyped-def]
+    """Return whether the cell after a run of `run` black stones on one side of a line
+    (its places from `first`, nearest first) is empty, and the one beyond it no black
+    stone's: black there makes exactly five."""
+    end = line[first + run]
+    if end < 0 or cells[end] != 0:
+        return False
+    if run + 1 >= half:
+        return False  # beyond the cells kept: not known, so not counted
+    beyond = line[first + run + 1]
+    return beyond < 0 or cells[beyond] != 1
+
+
+@_uncounted
+def _free_for_black(state, cell):  # type: ignore[no-untyped-def]
+    """Return whether black playing `cell` makes no five and is no foul by its shapes: a
+    three's extension that black may play for a straight four."""
+    five, fours, threes, overline = _foul_shapes(state, cell)
+    return not five and fours < 2 and _directions(threes) < 2 and not overline
 
 
 @njit(cache=True, nogil=True)
@@ -1788,8 +1838,8 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
             plies = 1
         else:
             blocks = _completing_cells(geometry, state, attacker)
-            if blocks.shape[0] >= 2 and state[4][1] >= 2:
-                plies = 3  # two cells to stop: one stays
+            if _unstoppable(geometry, state, attacker, blocks) and state[4][1] >= 2:
+                plies = 3  # two cells to stop (one stays), or one black may not play
             elif blocks.shape[0] == 1 and moves_left > 1 and state[4][1] >= 2:
                 _play(geometry, state, blocks[0], defender)
                 # The forced block must not let the defender win next, nor fill the board.
@@ -1806,6 +1856,21 @@ def _fours(geometry, state, attacker, moves_left, limits):  # type: ignore[no-un
         if plies > 0:
             return plies, cell
     return 0, -1
+
+
+@_uncounted
+def _unstoppable(geometry, state, attacker, blocks):  # type: ignore[no-untyped-def]
+    """Return whether the defender, to move, cannot stop the attacker's line at its cells
+    that complete one (`blocks`): two or more, or under renju white's one where black's
+    stone is a foul (`_blocking_foul`, which calls only fouls fouls)."""
+    if blocks.shape[0] >= 2:
+        return True
+    return (
+        blocks.shape[0] == 1
+        and attacker == 2
+        and geometry[8] == RENJU_ENDS
+        and _blocking_foul(geometry, state, blocks[0])
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -1913,9 +1978,9 @@ def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-u
 @njit(cache=True, nogil=True)
 def _open_four_to_make(geometry, state, attacker):  # type: ignore[no-untyped-def]
     """Return whether `attacker` has a move that leaves two cells completing a line, under
-    renju one of black's that is no foul (`_may_be_foul`): the threat of an open four is
-    real, and stays so whatever the defender plays off its windows (a white stone takes
-    shapes from black, never adds one, so it makes no foul)."""
+    renju one of black's that `_may_be_foul` lets through: the threat of an open four is
+    real, and stays so whatever the defender plays off its windows (that reading calls
+    every foul a foul, and a white stone only takes shapes from black)."""
     candidates = _four_makers(geometry, state, attacker)
     for at in range(candidates.shape[0]):
         cell = candidates[at]
@@ -2010,8 +2075,8 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
     if _completing_cells(geometry, state, defender).shape[0] > 0:
         return 0  # the defender completes its line first
     wins = _completing_cells(geometry, state, attacker)
-    if wins.shape[0] >= 2:
-        return 2  # one block, and the other cell completes the line
+    if _unstoppable(geometry, state, attacker, wins):
+        return 2  # one block and the other cell completes the line, or no block
     size = state[0].shape[0]
     chosen = np.zeros(size, dtype=np.int64)
     if wins.shape[0] == 1:
