@@ -115,10 +115,17 @@ class Brain:
         return self._move()
 
     def turn(self, cell: int) -> int:
-        """Tell the brain the opponent played `cell`; return the brain's answer."""
+        """Tell the brain the opponent played `cell`; return the brain's answer. Rapfi drops
+        a command that comes while it still winds up its last search, and then reads the
+        move as a command of its own (`ERROR Unknown command: 7,7`); it is idle by then, so
+        the same TURN is sent again."""
         row, col = divmod(cell, self.rules.cols)
         self._send(f"TURN {col},{row}")
-        return self._move()
+        answer = self._answer()
+        if answer == f"ERROR Unknown command: {col},{row}":
+            self._send(f"TURN {col},{row}")
+            answer = self._answer()
+        return self._parsed(answer)
 
     def close(self) -> None:
         """Tell the brain to end, make sure it does, and close the pipes."""
@@ -155,7 +162,9 @@ class Brain:
                 self.speeds.append(float(reported.group(1)) * (1000 if thousands else 1))
 
     def _move(self) -> int:
-        answer = self._answer()
+        return self._parsed(self._answer())
+
+    def _parsed(self, answer: str) -> int:
         try:
             col, row = (int(part) for part in answer.split(","))
         except ValueError as error:

@@ -1,9 +1,11 @@
 """A minimal Gomocup brain for the protocol driver's tests: it plays the first empty cell
 in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`, answers
 nonsense unless told `INFO rule N`, and with `--expect-timeout-turn MS` unless told `INFO
-timeout_turn MS`; with `--taken`, answers a move with the cell just
-played, which is taken; with `--eval`, reports an evaluation as Rapfi does: the sum of
-col + row + 1 over the stones it was given as its own). Run as its own process."""
+timeout_turn MS`; with `--taken`, answers a move with the cell just played, which is
+taken; with `--busy-once`, drops its first TURN and reads the move as a command of its
+own, as Rapfi does when a TURN comes while it winds up its search; with `--eval`, reports
+an evaluation as Rapfi does: the sum of col + row + 1 over the stones it was given as its
+own). Run as its own process."""
 
 from __future__ import annotations
 
@@ -24,10 +26,12 @@ def place(line: str, taken: set[tuple[int, int]], own: set[tuple[int, int]]) -> 
         own.add((col, row))
 
 
-def main() -> None:
+# One loop over the protocol's commands, a branch each, as a brain's reads.
+def main() -> None:  # noqa: PLR0912, PLR0915
     """Answer the manager's commands on standard input until END."""
     garbage = "--garbage" in sys.argv
     plays_on_taken = "--taken" in sys.argv
+    busy = "--busy-once" in sys.argv  # the first TURN comes while it still thinks
     evaluates = "--eval" in sys.argv
     # What the manager must tell it (`INFO key value`), by the flags given.
     expected = {
@@ -75,6 +79,9 @@ def main() -> None:
         elif command == "BOARD":  # the whole position, whatever came before
             taken, own = set(), set()
             reading_board = True
+        elif command == "TURN" and busy:
+            busy = False
+            say(f"ERROR Unknown command: {line.split(' ', 1)[1]}")
         elif command == "TURN":
             col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
             taken.add((col, row))
