@@ -732,15 +732,21 @@ def test_under_renju_whites_run_of_fours_may_end_on_a_four_black_may_not_stop() 
     X: O's four at (10, 10) fills the diagonal, black blocks at (10, 9), and O's four at
     (11, 11) leaves one cell to stop, (7, 7), black's double three. O's threat search
     proves that run of two fours, its length a bound under renju, and the analysis proves
-    the same; under the standard rule black's block stands, and no run wins."""
+    the same, as does its win by threes, whose defences end the same way; under the
+    standard rule black's block stands, and no run wins."""
     x_cells = [(5, 7), (6, 7), (7, 5), (7, 6), (12, 12), (6, 6), (10, 5), (0, 14)]
     o_cells = [(8, 8), (9, 9), (0, 0), (14, 0), (10, 6), (10, 7), (10, 8)]
-    fills = 10 * 15 + 10
+    fills, trap = 10 * 15 + 10, 7 * 15 + 7
     for variant, proven in ((Variant.RENJU, True), (Variant.STANDARD, False)):
         board = Board.empty(Rules(15, 15, 5, variant=variant))
         for cells, mark in ((x_cells, Mark.X), (o_cells, Mark.O)):
             for row, col in cells:
                 board = board.play(row * 15 + col, mark)
+        if proven:
+            after = board.play(fills, Mark.O).play(10 * 15 + 9, Mark.X).play(11 * 15 + 11, Mark.O)
+            assert trap in forbidden_cells(after)  # the judge's reading
+            searched = Search(board, Mark.O, TIME, max_nodes=20_000)
+            assert searched._compiled(alphabeta.win_by_threes, 2, 3, 8) == (5, fills)
         result = search(board, Mark.O, TIME, max_nodes=20_000)
         assert result.proven is proven
         ranked = analyse(board, Mark.O, TIME, max_nodes=20_000)

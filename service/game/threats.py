@@ -73,8 +73,8 @@ EXACT_MOVE_PLIES = EXACT_RUN_PLIES + 2
 
 #: Under renju, the longest run of fours, and of its first move, that is exact: a block
 #: that is black's foul is no block, and not every one is read as one, so a longer run of
-#: white's may be won faster, and a
-#: four of black's that the run leaves out as a possible foul may be none, and win sooner.
+#: white's may be won faster, and a four of black's that the run leaves out as a possible
+#: foul may be none, and win sooner.
 RENJU_EXACT_PLIES = 3
 
 #: How many threes a win by fours and threes (a VCT) may use at most.
