@@ -33,10 +33,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import queue
 import random
 import re
 import statistics
 import subprocess
+import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
@@ -65,6 +67,10 @@ class BrainError(Exception):
     """Raised when a brain answers something the protocol does not allow, or nothing."""
 
 
+class BrainSilent(BrainError):
+    """Raised when a brain sends no answer within its patience (`Brain.patience`)."""
+
+
 class Brain:
     """A Gomocup brain in its own process, told of each move and asked for its own."""
 
@@ -81,6 +87,12 @@ class Brain:
         if self.process.stdin is None or self.process.stdout is None:
             raise BrainError("the brain's pipes did not open")
         self.to_brain, self.from_brain = self.process.stdin, self.process.stdout
+        #: The brain's lines as they come (None when its output closes), read by a thread
+        #: of their own, so that a brain that says nothing is waited for only so long.
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        #: How long an answer is waited for: far beyond any move within the time.
+        self.patience = max(1.0, 20 * budget_ms / 1000)
         #: The nodes a second the brain reported in its notes, in order.
         self.speeds: list[float] = []
         #: The evaluations the brain reported in its notes (`EVALUATION`), in order.
@@ -117,11 +129,14 @@ class Brain:
     def turn(self, cell: int) -> int:
         """Tell the brain the opponent played `cell`; return the brain's answer. Rapfi drops
         a command that comes while it still winds up its last search, and then reads the
-        move as a command of its own (`ERROR Unknown command: 7,7`); it is idle by then, so
-        the same TURN is sent again."""
+        move as a command of its own (`ERROR Unknown command: 7,7`; it is idle by then), or
+        drops that too and says nothing: either way the same TURN is sent again, once."""
         row, col = divmod(cell, self.rules.cols)
         self._send(f"TURN {col},{row}")
-        answer = self._answer()
+        try:
+            answer = self._answer()
+        except BrainSilent:
+            answer = f"ERROR Unknown command: {col},{row}"
         if answer == f"ERROR Unknown command: {col},{row}":
             self._send(f"TURN {col},{row}")
             answer = self._answer()
@@ -145,10 +160,19 @@ class Brain:
         self.to_brain.write(line + "\r\n")
         self.to_brain.flush()
 
+    def _read(self) -> None:
+        with contextlib.suppress(OSError, ValueError):  # its output closed under it
+            for line in self.from_brain:
+                self.lines.put(line)
+        self.lines.put(None)
+
     def _answer(self) -> str:
         while True:
-            line = self.from_brain.readline()
-            if not line:
+            try:
+                line = self.lines.get(timeout=self.patience)
+            except queue.Empty:
+                raise BrainSilent(f"no answer in {self.patience:.0f} s") from None
+            if line is None:
                 raise BrainError("the brain closed its output")
             line = line.strip()
             if line and not line.upper().startswith(NOTES):

@@ -3,7 +3,8 @@ in reading order (or, with `--garbage`, answers nonsense; with `--expect-rule N`
 nonsense unless told `INFO rule N`, and with `--expect-timeout-turn MS` unless told `INFO
 timeout_turn MS`; with `--taken`, answers a move with the cell just played, which is
 taken; with `--busy-once`, drops its first TURN and reads the move as a command of its
-own, as Rapfi does when a TURN comes while it winds up its search; with `--eval`, reports
+own, as Rapfi does when a TURN comes while it winds up its search, or with
+`--silent-once` drops both and says nothing; with `--eval`, reports
 an evaluation as Rapfi does: the sum of col + row + 1 over the stones it was given as its
 own). Run as its own process."""
 
@@ -32,6 +33,7 @@ def main() -> None:  # noqa: PLR0912, PLR0915
     garbage = "--garbage" in sys.argv
     plays_on_taken = "--taken" in sys.argv
     busy = "--busy-once" in sys.argv  # the first TURN comes while it still thinks
+    silent = "--silent-once" in sys.argv  # and its move too
     evaluates = "--eval" in sys.argv
     # What the manager must tell it (`INFO key value`), by the flags given.
     expected = {
@@ -82,6 +84,8 @@ def main() -> None:  # noqa: PLR0912, PLR0915
         elif command == "TURN" and busy:
             busy = False
             say(f"ERROR Unknown command: {line.split(' ', 1)[1]}")
+        elif command == "TURN" and silent:
+            silent = False
         elif command == "TURN":
             col, row = (int(part) for part in line.split(" ", 1)[1].split(","))
             taken.add((col, row))
