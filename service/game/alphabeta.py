@@ -2028,9 +2028,10 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
     no line to complete; with 0 the defender is to move, after a threat. One function for
     both turns: numba's cache cannot link two functions that call each other.
 
-    Against a four the block is the only defence; against the threat of an open four,
-    every cell of its windows and every four of the defender's (`_answers_to_open_fours`):
-    any other move lets the open four be made, and the defender has no line to complete.
+    Against a four the block is the only defence (under renju none, where it is black's
+    foul: `_unstoppable`); against the threat of an open four, every cell of its windows and
+    every four of the defender's (`_answers_to_open_fours`): any other move lets the open
+    four be made, and the defender has no line to complete.
     A four of the defender's is blocked, and the defender moves again. Under renju black
     neither threatens nor blocks with a cell that may be a foul (`_may_be_foul`)."""
     defender = 3 - attacker
