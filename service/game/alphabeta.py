@@ -897,8 +897,9 @@ def _hint_first(ordered, hint):  # type: ignore[no-untyped-def]
 @_uncounted
 def _foul_shapes(state, cell):  # type: ignore[no-untyped-def]
     """Return what black playing `cell` makes, as its shapes show them: (whether a five,
-    how many directions hold a four, the directions holding an open three as bits,
-    whether an overline)."""
+    how many fours (two in a line whose two cells that complete five are not the ends of
+    four in a row: X.XXX.X played in the middle), the directions holding an open three as
+    bits, whether an overline)."""
     keys, table = state[9], state[8]
     half = state[12].shape[2] // 2
     five = overline = False
@@ -907,7 +908,9 @@ def _foul_shapes(state, cell):  # type: ignore[no-untyped-def]
         key = keys[cell, direction]
         shape = table[1, key]
         five = five or shape == FIVE
-        if FOUR <= shape < FIVE:
+        if shape == OPEN_FOUR and _black_run(key, half) < 4:
+            fours += 2  # two cells complete five, each its own four: a double four in one line
+        elif FOUR <= shape < FIVE:
             fours += 1
         elif shape == OPEN_THREE:
             threes |= 1 << direction
@@ -917,10 +920,11 @@ def _foul_shapes(state, cell):  # type: ignore[no-untyped-def]
 
 @_uncounted
 def _shape_foul(state, cell):  # type: ignore[no-untyped-def]
-    """Return whether black playing `cell` makes two fours or two open threes, as its
-    shapes show them, or an overline, and no five: renju's double four, double three and
-    overline, read without the recursive definition of a three (the root's fouls are
-    judged in full)."""
+    """Return whether black playing `cell` makes two fours (in one line or two) or two open
+    threes, as its shapes show them, or an overline, and no five: renju's double four,
+    double three and overline, with threes read without the recursive definition of a three
+    (the root's fouls are judged in full), so that no foul passes: more cells than the
+    fouls (a three that only looks like one), never fewer."""
     five, fours, threes, overline = _foul_shapes(state, cell)
     return not five and (fours >= 2 or _directions(threes) >= 2 or overline)
 
@@ -1876,55 +1880,8 @@ def _unstoppable(geometry, state, attacker, blocks):  # type: ignore[no-untyped-
 @njit(cache=True, nogil=True)
 def _foul_for(geometry, state, player, cell):  # type: ignore[no-untyped-def]
     """Return whether `player` playing the empty `cell` may be a foul: under renju, black's
-    that `_may_be_foul` refuses; never anyone else's."""
-    return player == 1 and geometry[8] == RENJU_ENDS and _may_be_foul(geometry, state, cell)
-
-
-@njit(cache=True, nogil=True)
-def _may_be_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
-    """Return whether black playing the empty `cell` may be a foul under renju, read so
-    that no foul passes (for the threat search, whose runs must hold): as its shapes show
-    it (`_shape_foul`: an overline, fours in two directions, or open threes in two, more
-    than renju's threes), or two cells then complete its five that are not the ends of one
-    straight four (a double four in one line). A five is never a foul."""
-    if _shape_foul(state, cell):
-        return True
-    if _play(geometry, state, cell, 1):
-        _undo(geometry, state, cell)
-        return False
-    blocks = _completing_cells(geometry, state, 1)
-    foul = blocks.shape[0] >= 2 and not _straight_four(geometry, state, blocks)
-    _undo(geometry, state, cell)
-    return foul
-
-
-@njit(cache=True, nogil=True)
-def _straight_four(geometry, state, blocks):  # type: ignore[no-untyped-def]
-    """Return whether the cells that complete black's five (`blocks`, ascending, with its
-    last stone played) are the two ends of one straight four (four in a row, both ends
-    open), not the two fives of a double four in one line (X.X.X.X, then X.XXX.X with
-    the stone in the middle gap)."""
-    if blocks.shape[0] != 2:
-        return False
-    windows, windows_of, k = geometry[0], geometry[1], geometry[6]
-    counts = state[1]
-    first, second = blocks[0], blocks[1]
-    for at in range(windows_of.shape[1]):
-        window = windows_of[first, at]
-        if window < 0 or windows[window, 0] != first or counts[window, 1] != k - 1:
-            continue
-        for other_at in range(windows_of.shape[1]):
-            # The window one cell on along the same line: it shares the next two cells.
-            other = windows_of[second, other_at]
-            if (
-                other >= 0
-                and windows[other, k - 1] == second
-                and windows[other, 0] == windows[window, 1]
-                and windows[other, 1] == windows[window, 2]
-                and counts[other, 1] == k - 1
-            ):
-                return True
-    return False
+    that `_shape_foul` refuses; never anyone else's."""
+    return player == 1 and geometry[8] == RENJU_ENDS and _shape_foul(state, cell)
 
 
 @njit(cache=True, nogil=True)
@@ -1946,7 +1903,7 @@ def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-u
     """Return the empty cells where `attacker` may make a four (in a window two marks
     short of a line, none of the defender's), then, with `threes`, those where it may make
     a three (three marks short) on a line through its `last` move (any, if -1): in
-    ascending order each. Under renju none of black's that may be a foul (`_may_be_foul`)."""
+    ascending order each. Under renju none of black's that may be a foul (`_shape_foul`)."""
     windows, k = geometry[0], geometry[6]
     cells, counts, levels = state[0], state[1], state[7]
     size = cells.shape[0]
@@ -1978,7 +1935,7 @@ def _threat_moves(geometry, state, attacker, threes, last):  # type: ignore[no-u
 @njit(cache=True, nogil=True)
 def _open_four_to_make(geometry, state, attacker):  # type: ignore[no-untyped-def]
     """Return whether `attacker` has a move that leaves two cells completing a line, under
-    renju one of black's that `_may_be_foul` lets through: the threat of an open four is
+    renju one of black's that `_shape_foul` lets through: the threat of an open four is
     real, and stays so whatever the defender plays off its windows (that reading calls
     every foul a foul, and a white stone only takes shapes from black)."""
     candidates = _four_makers(geometry, state, attacker)
@@ -2033,7 +1990,7 @@ def _threats(geometry, state, attacker, threes, moves_left, last, attacking, lim
     every four of the defender's (`_answers_to_open_fours`): any other move lets the open
     four be made, and the defender has no line to complete.
     A four of the defender's is blocked, and the defender moves again. Under renju black
-    neither threatens nor blocks with a cell that may be a foul (`_may_be_foul`)."""
+    neither threatens nor blocks with a cell that may be a foul (`_shape_foul`)."""
     defender = 3 - attacker
     # The turns as plain int64s, as the calls pass them: a literal would compile a second
     # function calling the first, which numba's cache cannot link (numba#6061).

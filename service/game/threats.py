@@ -15,14 +15,13 @@ the run found is the shortest made of fours. What its length proves:
 
 Under renju a black block may be a foul, which black may not play: white's four then wins
 (`alphabeta._unstoppable`, where `_blocking_foul` reads the block as a foul, which it does
-only for fouls, and not for every one: a double four in one line, a three two levels
-deep), so a run of white's may be won faster than it says, and a run, and its first move,
-is exact only up to RENJU_EXACT_PLIES (three plies). Black's fours may be fouls: its runs
-leave out every four whose shapes show an overline, fours in two directions or open
-threes in two (more than renju's threes, which must become a straight four through a cell
-that is no foul itself), and every four with two cells to complete it that are not the
-ends of one straight four (a double four in one line), so that no foul passes
-(`alphabeta._may_be_foul`).
+only for fouls, and not for every one: a three two levels deep), so a run of white's may
+be won faster than it says, and a run, and its first move, is exact only up to
+RENJU_EXACT_PLIES (three plies). Black's fours may be fouls: its runs leave out every four
+whose shapes show an overline, two fours (in two directions, or in one line: two cells
+that complete five and are not the ends of four in a row) or open threes in two
+directions (more than renju's threes, which must become a straight four through a cell
+that is no foul itself), so that no foul passes (`alphabeta._shape_foul`).
 
 The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that make a four
 lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
