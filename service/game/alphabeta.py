@@ -1434,11 +1434,12 @@ def _blocked_by_a_foul(geometry, state, player):  # type: ignore[no-untyped-def]
 @_uncounted
 def _blocking_foul(geometry, state, cell):  # type: ignore[no-untyped-def]
     """Return whether black's stone on `cell` is a foul, read so that only fouls are called
-    fouls: fours in two directions or an overline, as the shapes show them exactly, or two
-    threes as the renju rules define them, one level deep: a three counts only if one more
-    stone makes a straight four through `cell` (`_straight_four_with`) on a cell that makes
-    no five and is no foul by its shapes (which see every foul there: the straight four is
-    a four, so a second four in any line is two)."""
+    fouls: two fours (in two directions or in one line) or an overline, as the shapes show
+    them exactly, or two threes as the renju rules define them, one level deep: a three
+    counts only if one more stone makes a straight four through `cell`
+    (`_straight_four_with`) on a cell that makes no five and is no foul by its shapes
+    (which see every foul there: the straight four is a four, so a second four in any line
+    is two)."""
     five, fours, threes, overline = _foul_shapes(state, cell)
     if five:
         return False
