@@ -342,6 +342,22 @@ def test_a_five_to_stop_on_blacks_double_four_in_one_line_cannot_be_stopped() ->
         assert decided == (-alphabeta.SHAPE_WIN if lost else 0)
 
 
+def test_blacks_open_four_decides_a_node_only_where_it_is_no_foul() -> None:
+    """Black's X.X.X.X, black to move: the shapes show an open four to make at (7, 6), but
+    it is a double four in one line, a foul; the node is searched, not read as won. With a
+    straight four to make instead (.XXX. in row 9), it is read as won, as in freestyle."""
+    corners = {(0, 0): "O", (0, 14): "O", (14, 0): "O", (14, 14): "O"}
+    in_one_line = {(7, 3): "X", (7, 5): "X", (7, 7): "X", (7, 9): "X"}
+    straight = {(9, 5): "X", (9, 6): "X", (9, 7): "X", (3, 3): "X"}
+    below_the_root, depth = 1, 3
+    for marks, won in ((in_one_line, False), (straight, True)):
+        board = Board(gomoku_board(marks | corners).cells, RENJU)
+        geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
+        assert state[10][1, alphabeta.OPEN_FOUR] > 0  # the tally's reading, foul or not
+        decided = alphabeta.decided(geometry, state, 1, depth, below_the_root, False)
+        assert decided == (alphabeta.SHAPE_WIN if won else 0)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_no_cell_the_threat_search_lets_black_play_is_a_foul(seed: int) -> None:
     """On seeded crowded positions, every empty cell: where the threat search's reading of

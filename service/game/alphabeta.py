@@ -1395,7 +1395,8 @@ def _decided(geometry, state, player, depth, ply, misere, exact):  # type: ignor
     the tree does not search what it would read as won or lost one ply lower (Rapfi's
     static win check at every node); 0 if they do not, or where a five is to be made
     (the tree finds that end, and proves it, in a ply or two). Under renju, also one ply
-    from the leaves: black lost where white's one five is to be made on black's foul."""
+    from the leaves: black lost where white's one five is to be made on black's foul; and
+    black's open four to make decides only where one is no foul by its shapes."""
     if ply == 0 or misere or exact or state[11][0] == 0:
         return 0
     tally = state[10]
@@ -1409,7 +1410,28 @@ def _decided(geometry, state, player, depth, ply, misere, exact):  # type: ignor
     if depth <= 1 or tally[3 - player, FIVE] >= 2:
         return 0
     # Turned round from the player who has just moved.
-    return -_shape_end(state[10], state[11][2], 3 - player)
+    decided = -_shape_end(state[10], state[11][2], 3 - player)
+    if decided > 0 and fouls and tally[player, OPEN_FOUR] > 0 and not _open_four_for_black(state):
+        # The tally reads black's open four to make where it may be a foul (X.XXX.X's
+        # middle among them): searched, not read as won.
+        return 0
+    return decided
+
+
+@_uncounted
+def _open_four_for_black(state):  # type: ignore[no-untyped-def]
+    """Return whether black has an empty cell where its shapes show an open four in some
+    direction and no foul (`_shape_foul`)."""
+    cells, keys, table = state[0], state[9], state[8]
+    for cell in range(cells.shape[0]):
+        if cells[cell] != 0:
+            continue
+        for direction in range(4):
+            if table[1, keys[cell, direction]] == OPEN_FOUR:
+                if not _shape_foul(state, cell):
+                    return True
+                break
+    return False
 
 
 @_uncounted
