@@ -1420,17 +1420,16 @@ def _decided(geometry, state, player, depth, ply, misere, exact):  # type: ignor
 
 @_uncounted
 def _open_four_for_black(state):  # type: ignore[no-untyped-def]
-    """Return whether black has an empty cell where its shapes show an open four in some
-    direction and no foul (`_shape_foul`)."""
-    cells, keys, table = state[0], state[9], state[8]
+    """Return whether black has an empty cell where its shapes show an open four (or
+    better: where `_decided` asks, black has no five to make) and no foul (`_shape_foul`)."""
+    cells = state[0]
     for cell in range(cells.shape[0]):
-        if cells[cell] != 0:
-            continue
-        for direction in range(4):
-            if table[1, keys[cell, direction]] == OPEN_FOUR:
-                if not _shape_foul(state, cell):
-                    return True
-                break
+        if (
+            cells[cell] == 0
+            and _makes_at_least(state, cell, 1, OPEN_FOUR)
+            and not _shape_foul(state, cell)
+        ):
+            return True
     return False
 
 
