@@ -89,14 +89,15 @@ def test_every_link_of_a_doc_leads_to_a_file_of_the_repository(doc: Path) -> Non
 def test_the_module_map_names_every_module_of_the_package_and_no_other() -> None:
     """The map in docs/ARCHITECTURE.md, against the files the package holds."""
     block = ARCHITECTURE.split("## The module map", 1)[1].split("```\n", 2)[1]
-    mapped, package = set(), ""
+    mapped, folders = set(), [""]  # the folders above an entry, by its indent (two a level)
     for line in block.splitlines():
-        if folder := re.match(r"^  (\w+)/", line):
-            package = folder.group(1) + "/"
-        elif module := re.match(r"^  (\w+\.py)", line):
-            mapped.add(module.group(1))
-        elif module := re.match(r"^    (\w+\.py)", line):
-            mapped.add(package + module.group(1))
+        if entry := re.match(r"^((?:  ){1,4})(\w+)(/|\.py)", line):
+            depth = len(entry.group(1)) // 2
+            path = "".join(folders[:depth]) + entry.group(2)
+            if entry.group(3) == "/":
+                folders[depth:] = [entry.group(2) + "/"]
+            else:
+                mapped.add(path + ".py")
     present = {
         str(path.relative_to(ROOT / "service"))
         for path in (ROOT / "service").rglob("*.py")

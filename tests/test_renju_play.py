@@ -12,7 +12,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from benchmarks.renju_judges import crowded_position
-from service.game import alphabeta
+from service.game import compiled
 from service.game.analysis import analyse
 from service.game.board import Board, GameStatus, Mark
 from service.game.engine import Engine
@@ -316,7 +316,7 @@ def test_a_double_four_in_one_line_is_no_run_of_fours_for_black() -> None:
     for rules in (Rules(15, 15, 5), RENJU):
         board = Board(gomoku_board(marks).cells, rules)
         searched = Search(board, Mark.X, 60.0, max_nodes=20_000)
-        runs[rules.variant] = searched._compiled(alphabeta.shortest_run_of_fours, 1, 1)
+        runs[rules.variant] = searched._compiled(compiled.threat_search.shortest_run_of_fours, 1, 1)
     assert cell(7, 6) in forbidden_cells(Board(gomoku_board(marks).cells, RENJU))
     assert runs == {Variant.FREESTYLE: (3, cell(7, 6)), Variant.RENJU: (0, -1)}
 
@@ -335,11 +335,11 @@ def test_a_five_to_stop_on_blacks_double_four_in_one_line_cannot_be_stopped() ->
         )
         assert (block in forbidden_cells(board)) is lost  # the judge's reading
         geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
-        assert bool(alphabeta._blocking_foul(geometry, state, block)) is lost
-        assert bool(alphabeta._shape_foul(state, block)) is lost
+        assert bool(compiled.fouls._blocking_foul(geometry, state, block)) is lost
+        assert bool(compiled.fouls._shape_foul(state, block)) is lost
         below_the_root, depth = 1, 3
-        decided = alphabeta.decided(geometry, state, 1, depth, below_the_root, False)
-        assert decided == (-alphabeta.SHAPE_WIN if lost else 0)
+        decided = compiled.tree.decided(geometry, state, 1, depth, below_the_root, False)
+        assert decided == (-compiled.evaluation.SHAPE_WIN if lost else 0)
 
 
 def test_blacks_open_four_decides_a_node_only_where_it_is_no_foul() -> None:
@@ -353,15 +353,15 @@ def test_blacks_open_four_decides_a_node_only_where_it_is_no_foul() -> None:
     for marks, won in ((in_one_line, False), (straight, True)):
         board = Board(gomoku_board(marks | corners).cells, RENJU)
         geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
-        assert state[10][1, alphabeta.OPEN_FOUR] > 0  # the tally's reading, foul or not
-        decided = alphabeta.decided(geometry, state, 1, depth, below_the_root, False)
-        assert decided == (alphabeta.SHAPE_WIN if won else 0)
+        assert state[10][1, compiled.shapes.OPEN_FOUR] > 0  # the tally's reading, foul or not
+        decided = compiled.tree.decided(geometry, state, 1, depth, below_the_root, False)
+        assert decided == (compiled.evaluation.SHAPE_WIN if won else 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_no_cell_the_threat_search_lets_black_play_is_a_foul(seed: int) -> None:
     """On seeded crowded positions, every empty cell: where the threat search's reading of
-    fouls (`alphabeta._shape_foul`, for black's fours, threes and blocks) lets black play,
+    fouls (`compiled.fouls._shape_foul`, for black's fours, threes and blocks) lets black play,
     the independent judge finds no foul. The reading refuses more than the fouls (a three
     that only looks like one), never fewer, and lets most cells through."""
     rng = random.Random(seed)
@@ -371,7 +371,7 @@ def test_no_cell_the_threat_search_lets_black_play_is_a_foul(seed: int) -> None:
         fouls = reference_forbidden(board)
         _geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
         for empty in board.empty_cells():
-            if not alphabeta._shape_foul(state, empty):
+            if not compiled.fouls._shape_foul(state, empty):
                 assert empty not in fouls, (board.to_text(), empty)
                 let_through += 1
         assert state[0].tolist() == [{None: 0, Mark.X: 1, Mark.O: 2}[mark] for mark in board.cells]
@@ -385,7 +385,7 @@ BLACK_FIVES = reference_game(Rules(15, 15, 5, variant=Variant.STANDARD))
 @pytest.mark.parametrize("seed", range(6))
 def test_a_cell_the_tree_and_whites_runs_call_blacks_foul_is_one(seed: int) -> None:
     """On seeded crowded positions, every empty cell: where the reading of a foul that
-    decides whether black can block a five (`alphabeta._blocking_foul`, for the tree's
+    decides whether black can block a five (`compiled.fouls._blocking_foul`, for the tree's
     lost nodes and white's runs of fours) calls the cell a foul, the independent judge
     does too; and it calls every one of the judge's fouls there (it would miss a double
     three whose three is one only two levels deep: none of these positions holds one)."""
@@ -396,7 +396,7 @@ def test_a_cell_the_tree_and_whites_runs_call_blacks_foul_is_one(seed: int) -> N
         fouls = reference_forbidden(board)
         geometry, state, _table, _limits = Search(board, Mark.X, 60.0).kernel
         for empty in board.empty_cells():
-            if alphabeta._blocking_foul(geometry, state, empty):
+            if compiled.fouls._blocking_foul(geometry, state, empty):
                 assert empty in fouls, (board.to_text(), empty)
                 called += 1
         judged += len(fouls)
@@ -405,10 +405,10 @@ def test_a_cell_the_tree_and_whites_runs_call_blacks_foul_is_one(seed: int) -> N
 
 def test_a_threat_of_blacks_open_four_counts_only_where_the_judge_allows_one() -> None:
     """Black's win by threes may force white with the threat of an open four only where
-    black can make one (`alphabeta._open_four_to_make`): on seeded crowded positions, where
-    the threat search reads the threat as real, some cell leaves black two cells that
-    complete exactly five by the independent reference, and that cell is no foul by the
-    independent judge. Where every such cell is a foul, the threat is none."""
+    black can make one (`compiled.threat_search._open_four_to_make`): on seeded crowded
+    positions, where the threat search reads the threat as real, some cell leaves black two
+    cells that complete exactly five by the independent reference, and that cell is no foul
+    by the independent judge. Where every such cell is a foul, the threat is none."""
     real = only_fouls = 0
     for seed in range(6):
         rng = random.Random(seed)
@@ -419,7 +419,7 @@ def test_a_threat_of_blacks_open_four_counts_only_where_the_judge_allows_one() -
             makers = open_four_cells(board)
             allowed = makers - reference_forbidden(board)
             geometry, state, _table, _limits = Search(board, Mark.O, 60.0).kernel
-            if alphabeta._open_four_to_make(geometry, state, 1):
+            if compiled.threat_search._open_four_to_make(geometry, state, 1):
                 assert allowed, board.to_text()
                 real += 1
             elif makers and not allowed:
@@ -445,7 +445,7 @@ def test_a_white_stone_never_adds_to_what_blacks_shapes_show() -> None:
     four becomes an open three), so a cell the threat search's reading of fouls lets black
     play stays so whatever white plays, and a threat of black's open four it counts stays
     one after any reply off its windows (black's runs, and so its overlines, are untouched)."""
-    shapes = alphabeta.shape_table(alphabeta.RENJU_SHAPES)[1].astype(np.int64)
+    shapes = compiled.shapes.shape_table(compiled.shapes.RENJU_SHAPES)[1].astype(np.int64)
     keys = np.arange(shapes.shape[0], dtype=np.int64)
     for slot in range(10):
         empty = (keys >> (2 * slot)) & 3 == 0
@@ -453,8 +453,8 @@ def test_a_white_stone_never_adds_to_what_blacks_shapes_show() -> None:
         after = before | (2 << (2 * slot))  # a white stone there
         was, now = shapes[before], shapes[after]
         assert (now <= was).all()
-        assert not ((was >= alphabeta.FOUR) & (now == alphabeta.OPEN_THREE)).any()
-        assert (now[was == alphabeta.FIVE] == alphabeta.FIVE).all()
+        assert not ((was >= compiled.shapes.FOUR) & (now == compiled.shapes.OPEN_THREE)).any()
+        assert (now[was == compiled.shapes.FIVE] == compiled.shapes.FIVE).all()
 
 
 def black_run_holds(board: Board, move: int) -> bool:

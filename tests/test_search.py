@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.game.alphabeta import HEURISTIC_LIMIT
 from service.game.analysis import Ranking, analyse
 from service.game.board import Board, Mark
+from service.game.compiled.kernel import HEURISTIC_LIMIT
 from service.game.engine import Engine
 from service.game.geometry import window_weights
 from service.game.rules import Rules, Variant

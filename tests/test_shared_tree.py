@@ -10,9 +10,9 @@ import random
 import pytest
 
 from service.api.admission import Admission, Asked, ThreadSlots
-from service.game import alphabeta
-from service.game.alphabeta import HEURISTIC_LIMIT
+from service.game import compiled
 from service.game.board import Board, Mark
+from service.game.compiled.kernel import HEURISTIC_LIMIT
 from service.game.renju import forbidden_cells
 from service.game.rules import Rules, Variant
 from service.game.search import Search, search
@@ -190,7 +190,7 @@ def test_the_kernel_of_each_thread_is_its_own() -> None:
         assert helper.state[0] is not first.state[0]
         assert helper.state[0].tolist() == first.state[0].tolist()
         assert helper.limits is not first.limits
-    assert alphabeta.keeps_shapes(first)
+    assert compiled.state.keeps_shapes(first)
 
 
 def test_a_depth_cut_short_plays_the_last_depths_move_or_one_it_showed_better() -> None:

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from service.game import alphabeta
+from service.game import compiled
 from service.game.transposition import (
     ENTRY,
     FEWEST_SLOTS,
@@ -26,13 +26,13 @@ LONGEST_BUDGET_SECONDS = 20.0
 
 def probe(table: Table, key: int) -> tuple[int, int, int, int] | None:
     """Return (depth, value, bound, move) the compiled search reads for a hash, or None."""
-    depth, value, bound, move = alphabeta._probe(table, np.uint64(key))
+    depth, value, bound, move = compiled.tree._probe(table, np.uint64(key))
     return None if depth == 0 else (int(depth), int(value), int(bound), int(move))
 
 
 def store(table: Table, key: int, *, depth: int, value: int, bound: int, move: int) -> None:
     """Store an entry as the compiled search does."""
-    alphabeta._store(table, np.uint64(key), depth, value, bound, move)
+    compiled.tree._store(table, np.uint64(key), depth, value, bound, move)
 
 
 def test_an_empty_table_holds_nothing() -> None:

@@ -5,7 +5,7 @@ It is a search (`service.game.search`) that values every candidate instead of ch
 each with the full window, one ply deeper each round until the deadline, so that each value
 is the search's own for that move. It proves what the search proves, by the same means: the
 bookkeeping is Python, each candidate's value and expected line come from the compiled
-search (`service.game.alphabeta`).
+search (`service.game.compiled`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from service.game import alphabeta
-from service.game.alphabeta import HEURISTIC_LIMIT, MATE
+from service.game import compiled
 from service.game.board import Board, Mark
+from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE
 from service.game.search import EXACT_EMPTY_CELLS, Method, OutOfTime, Search, ThreatLine
 
 __all__ = ["MoveEstimate", "Ranking", "SearchAnalysis", "analyse"]
@@ -180,14 +180,14 @@ class Ranking(Search):
     def _after(self, move: int, depth: int, *, exact: bool) -> int:
         """Return a root move's value searched `depth` plies deep, the move included."""
         value: int = self._compiled(
-            alphabeta.value_after, move, self.mover, depth, self.misere, exact
+            compiled.tree.value_after, move, self.mover, depth, self.misere, exact
         )
         return value
 
     def _expected_line(self, move: int, depth: int) -> tuple[int, ...]:
         """Return a move and the replies the transposition table holds best after it."""
         geometry, state, table, _limits = self.kernel
-        line = alphabeta.expected_line(geometry, state, table, move, self.mover, depth)
+        line = compiled.tree.expected_line(geometry, state, table, move, self.mover, depth)
         return tuple(int(cell) for cell in line)
 
     def _estimate(

@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from service.game import alphabeta
+from service.game import compiled
 from service.game.rules import Rules, Variant, line_ends
 
 #: How far, in king moves, a cell may be from a mark to be a candidate of the heuristic search.
@@ -54,8 +54,8 @@ class Geometry:
         self.centre = (rules.rows // 2) * rules.cols + rules.cols // 2
 
     @functools.cached_property
-    def arrays(self) -> alphabeta.GeometryArrays:
-        """Return the geometry as the compiled search takes it (`alphabeta.Kernel.geometry`)."""
+    def arrays(self) -> compiled.kernel.GeometryArrays:
+        """Return the geometry as the compiled search takes it (`Kernel.geometry`)."""
         k = self.rules.k
         windows = np.array(self.windows, dtype=np.int64).reshape(len(self.windows), k)
         return (
@@ -73,10 +73,10 @@ class Geometry:
 
 #: What a window's ends mean to the compiled search, by variant.
 _ENDS_MEAN = {
-    Variant.FREESTYLE: alphabeta.PLAIN_ENDS,
-    Variant.STANDARD: alphabeta.PLAIN_ENDS,
-    Variant.CARO: alphabeta.CARO_ENDS,
-    Variant.RENJU: alphabeta.RENJU_ENDS,
+    Variant.FREESTYLE: compiled.kernel.PLAIN_ENDS,
+    Variant.STANDARD: compiled.kernel.PLAIN_ENDS,
+    Variant.CARO: compiled.kernel.CARO_ENDS,
+    Variant.RENJU: compiled.kernel.RENJU_ENDS,
 }
 
 
@@ -98,7 +98,7 @@ def window_weights(k: int) -> list[int]:
 
 def _padded(
     rows: list[list[int]] | list[tuple[int, ...]], *, width: int | None = None
-) -> alphabeta.Ints:
+) -> compiled.kernel.Ints:
     """Return lists of cells as one array, each row filled up with -1 (to `width` cells, or
     the longest row's)."""
     widest = max(len(row) for row in rows) if width is None else width

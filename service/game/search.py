@@ -7,12 +7,12 @@ reply the opponent has:
 - the rules at the root: a move that wins at once; against two or more cells where the
   opponent wins next, a loss in two (normal rules, not caro: there closing a line's second
   end stops it too);
-- the threat search (`alphabeta.shortest_run_of_fours`, what its runs prove in
+- the threat search (`compiled.threat_search.shortest_run_of_fours`, what its runs prove in
   `service.game.threats`; normal rules, not caro): the shortest run of fours, each move
   leaving the opponent one cell to stop a win; failing one, in freestyle, standard and
   renju, a win by fours and threes against every defence
-  (`alphabeta.win_by_threes`). Its length is the fastest win only up to five plies (under
-  renju a run of fours up to three, a win by threes never); a longer one is a bound
+  (`compiled.threat_search.win_by_threes`). Its length is the fastest win only up to five
+  plies (under renju a run of fours up to three, a win by threes never); a longer one is a bound
   (`wins_within`), unless the exact search, with few cells empty, finds the value;
 - an exact search, every move to the end of the game, when few cells are empty.
 
@@ -33,11 +33,11 @@ in every k-cell window the other side has not entered, weighted by how full the 
 Against the clock alone, the tree may be searched by several threads at once
 (`service.game.shared_tree`), each depth to the value one thread finds.
 
-The tree, the threat search and the exact search run compiled, in `service.game.alphabeta`
+The tree, the threat search and the exact search run compiled, in `service.game.compiled`
 (numba, without the interpreter lock): that is the one search. This module is the Python
 around it: the rules at the root, read on a `SearchBoard` (`service.game.search_board`)
 over the game's `Geometry` (`service.game.geometry`), the fallback move (the tree's own
-likeliest, `alphabeta.likeliest_moves`), and the result; `service.game.analysis` ranks
+likeliest, `compiled.candidates.likeliest_moves`), and the result; `service.game.analysis` ranks
 every candidate with the same compiled functions.
 
 Proven scores use the tables' convention (`Rules.max_score`): a win in p plies scores
@@ -56,9 +56,10 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from service.game import alphabeta
-from service.game.alphabeta import CANDIDATES_TRIED, HEURISTIC_LIMIT, MATE
+from service.game import compiled
 from service.game.board import Board, Mark
+from service.game.compiled.candidates import CANDIDATES_TRIED
+from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
 from service.game.shared_tree import SharedTree
@@ -204,7 +205,7 @@ class Search:
         left_ns = max(0, round((self.deadline - time.perf_counter()) * 1e9))
         deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
         #: The compiled search's state: the position, the table, the node limit, the deadline.
-        self.kernel = alphabeta.kernel(
+        self.kernel = compiled.state.kernel(
             geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
         )
         #: Threads that search the tree at once, sharing its table: more than one only
@@ -279,7 +280,7 @@ class Search:
         try:
             with self._slice(FOURS_SEARCH_SHARE):
                 plies, first = self._compiled(
-                    alphabeta.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
+                    compiled.threat_search.shortest_run_of_fours, self.mover, THREAT_SEARCH_MOVES
                 )
         except OutOfTime:
             return None
@@ -290,7 +291,7 @@ class Search:
         try:
             with self._slice(THREE_SEARCH_SHARE):
                 plies, first = self._compiled(
-                    alphabeta.win_by_threes, self.mover, THREE_SEARCH_THREES,
+                    compiled.threat_search.win_by_threes, self.mover, THREE_SEARCH_THREES,
                     THREAT_SEARCH_MOVES,
                 )  # fmt: skip
         except OutOfTime:
@@ -316,7 +317,7 @@ class Search:
                 limits[1] = min(node_limit, self.nodes + DEFENCE_NODES)
                 try:
                     if self._compiled(
-                        alphabeta.threat_win_after, move, self.mover, DEFENCE_THREES,
+                        compiled.threat_search.threat_win_after, move, self.mover, DEFENCE_THREES,
                         THREAT_SEARCH_MOVES,
                     ):  # fmt: skip
                         losing.append(move)
@@ -341,7 +342,7 @@ class Search:
         node_limit, deadline = int(limits[1]), int(limits[2])
         now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         limits[2] = now + int((deadline - now) * share)
-        if node_limit != alphabeta.UNLIMITED_NODES:
+        if node_limit != compiled.kernel.UNLIMITED_NODES:
             limits[1] = self.nodes + int((node_limit - self.nodes) * share)
         try:
             yield
@@ -405,17 +406,17 @@ class Search:
 
     def _negamax_root(self, depth: int, *, exact: bool) -> tuple[int, int]:
         found: tuple[int, int] = self._compiled(
-            alphabeta.root_value, self.mover, depth, self.misere, exact
+            compiled.tree.root_value, self.mover, depth, self.misere, exact
         )
         return found
 
     def _candidates(self, player: int, *, forced: bool = True) -> list[int]:
         """Return the moves the heuristic tree tries first at the root, the most promising
-        first (the compiled `alphabeta.likeliest_moves`: one implementation for both); with
+        first (the compiled `candidates.likeliest_moves`: one implementation for both); with
         `forced`, only a win at once, the cells that stop the opponent's, or the answers to
         its threat of an open four, when there are any."""
         geometry, state, _table, _limits = self.kernel
-        moves = alphabeta.likeliest_moves(geometry, state, player, self.misere, forced)
+        moves = compiled.candidates.likeliest_moves(geometry, state, player, self.misere, forced)
         return [int(cell) for cell in moves]
 
     def _every_move_a_foul(self) -> bool:
@@ -425,9 +426,9 @@ class Search:
     def _unbarred(self, moves: list[int]) -> list[int]:
         """Return a root's moves without the barred cells; if none is left, the
         CANDIDATES_TRIED most promising other empty cells; if there is none, the moves as
-        they were (the compiled `alphabeta.unbarred`, as the tree's root takes them)."""
+        they were (the compiled `compiled.candidates.unbarred`, as the tree's root takes them)."""
         _geometry, state, _table, _limits = self.kernel
-        kept = alphabeta.unbarred(state, np.array(moves, dtype=np.int64))
+        kept = compiled.candidates.unbarred(state, np.array(moves, dtype=np.int64))
         return [int(cell) for cell in kept]
 
     def _compiled(self, function: Callable[..., _Found], *arguments: object) -> _Found:
@@ -438,7 +439,7 @@ class Search:
         found = function(geometry, state, table, *arguments, limits)
         self.nodes = int(limits[0])
         aborted = found[0] if isinstance(found, tuple) else found
-        if aborted == alphabeta.ABORTED:
+        if aborted == compiled.kernel.ABORTED:
             raise OutOfTime
         return found
 
@@ -485,8 +486,8 @@ class Search:
             evaluation = 0.0
         else:
             scale = (
-                alphabeta.SHAPE_SCALE
-                if alphabeta.keeps_shapes(self.kernel) and not self.misere
+                compiled.evaluation.SHAPE_SCALE
+                if compiled.state.keeps_shapes(self.kernel) and not self.misere
                 else 2 * self.position.geometry.weights[self.rules.k]
             )
             evaluation = math.tanh(value / scale)

@@ -1,11 +1,11 @@
 """The position at a search's root, as the Python around the compiled search reads it.
 
 The tree, the threat search and the exact search play on the compiled state
-(`service.game.alphabeta`); what is decided at the root stays in Python, and asks this
+(`service.game.compiled`); what is decided at the root stays in Python, and asks this
 board: the rules at the root (the cells that complete a line, for either side), and an
 analysis's moves the rules decide (each played and undone). The root's candidates come from
-the compiled tree's own (`alphabeta.likeliest_moves`). It searches nothing itself: no tree,
-no heuristic value, no hash."""
+the compiled tree's own (`compiled.candidates.likeliest_moves`). It searches nothing
+itself: no tree, no heuristic value, no hash."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ last finished depth's move, unless the stopped depth has searched another in ful
 it better. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one
 thread: sharing them costs more than they take.
 
-The threads run the compiled search (`service.game.alphabeta`, without the interpreter
+The threads run the compiled search (`service.game.compiled`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
 reads the clock as the one-thread search does; a search limited by nodes, whose answer
 must be the same every time, is never shared (`Search`).
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from service.game import alphabeta
-from service.game.alphabeta import HEURISTIC_LIMIT, MATE, Kernel
+from service.game import compiled
+from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE, Kernel
 
 #: Nodes at least this far from the leaves share their moves between the threads.
 SPLIT_FROM_DEPTH = 4
@@ -80,7 +80,7 @@ class SharedTree:
         self.kernels = [kernel]
         for _ in range(threads - 1):
             helper = Kernel(
-                geometry, alphabeta.new_state(geometry, marks, state[8]), table, limits.copy()
+                geometry, compiled.state.new_state(geometry, marks, state[8]), table, limits.copy()
             )
             helper.state[6][:] = state[6]  # the root's barred cells
             helper.limits[0] = 0
@@ -107,10 +107,10 @@ class SharedTree:
         for depth in range(1, (empty if most_depth is None else most_depth) + 1):
             self.root_best = None
             if depth < SPLIT_FROM_DEPTH:
-                value, move = (int(found) for found in alphabeta.root_value(
+                value, move = (int(found) for found in compiled.tree.root_value(
                     *main[:3], self.mover, depth, self.misere, False, main.limits
                 ))  # fmt: skip
-                found = None if value == alphabeta.ABORTED else value
+                found = None if value == compiled.kernel.ABORTED else value
             else:
                 root = _Window(0, self.mover, depth, -MATE - 1, MATE + 1)
                 found, move = self._node(root)
@@ -132,11 +132,11 @@ class SharedTree:
         """Return a node's value (None if the deadline stopped it) and its best move (-1
         where the table or the shapes settled it, or the compiled tree searched it), with
         the node's position played in every kernel; read from and stored in the table as
-        one thread's node is (`alphabeta._negamax`), so that both trees order alike."""
+        one thread's node is (`compiled.tree._negamax`), so that both trees order alike."""
         geometry, state, table, _limits = main = self.kernels[0]
         if node.depth < SPLIT_FROM_DEPTH:
             value = self._call(
-                main, alphabeta.node_value, node.player, node.depth, node.alpha, node.beta,
+                main, compiled.tree.node_value, node.player, node.depth, node.alpha, node.beta,
                 node.ply,
             )  # fmt: skip
             return (None, -1) if self.stopped.is_set() else (value, -1)
@@ -146,7 +146,7 @@ class SharedTree:
         # The table's move first: the last depth's line, where the table still holds it.
         moves = [
             int(cell)
-            for cell in alphabeta.node_moves(
+            for cell in compiled.tree.node_moves(
                 geometry, state, table, node.player, node.depth, node.ply, self.misere
             )
         ]
@@ -170,7 +170,7 @@ class SharedTree:
         if self.stopped.is_set():
             return None, -1
         bound = -1 if best.value <= node.alpha else (1 if best.value >= node.beta else 0)
-        alphabeta.store_node(table, state, node.depth, best.value, bound, best.move)
+        compiled.tree.store_node(table, state, node.depth, best.value, bound, best.move)
         return best.value, best.move
 
     def _enter(self, node: _Window) -> int | None:
@@ -178,17 +178,17 @@ class SharedTree:
         if the deadline has passed); return its value if the table settles it (below the
         root) or its shapes decide it, else None."""
         geometry, state, table, limits = self.kernels[0]
-        if alphabeta.out_of_time(limits):
+        if compiled.kernel.out_of_time(limits):
             self.stopped.set()
             return None
         if node.ply > 0:
-            settled, stored = alphabeta.settled_value(
+            settled, stored = compiled.tree.settled_value(
                 table, state, node.depth, node.alpha, node.beta
             )
             if settled:
                 return int(stored)
         decided = int(
-            alphabeta.decided(geometry, state, node.player, node.depth, node.ply, self.misere)
+            compiled.tree.decided(geometry, state, node.player, node.depth, node.ply, self.misere)
         )
         return decided if decided != 0 else None  # as one thread's tree reads its shapes
 
@@ -197,7 +197,7 @@ class SharedTree:
         searched down the line of first moves with the move played in every kernel."""
         completes = False
         for geometry, state, _table, _limits in self.kernels:
-            completes = bool(alphabeta.play_move(geometry, state, move, node.player))
+            completes = bool(compiled.state.play_move(geometry, state, move, node.player))
         try:
             if completes:  # the game ends at once: won, or under misère lost
                 return (-1 if self.misere else 1) * (MATE - node.ply - 1)
@@ -207,14 +207,14 @@ class SharedTree:
             return None if value is None else -value
         finally:
             for geometry, state, _table, _limits in self.kernels:
-                alphabeta.undo_move(geometry, state, move)
+                compiled.state.undo_move(geometry, state, move)
 
     def _share(
         self, kernel: Kernel, node: _Window, rest: Iterator[tuple[int, int]], best: _Best
     ) -> None:
         """Take a node's next move and search it, while any is left and no cut is found:
         a null window first (a late quiet move shallower first, as one thread's tree does:
-        `alphabeta.reduction`), then the full one if the move may be better than the best."""
+        `compiled.tree.reduction`), then the full one if the move may be better than the best."""
         while not self.stopped.is_set():
             with best.lock:
                 at, move = next(rest, (0, None))
@@ -222,7 +222,7 @@ class SharedTree:
             if move is None or floor >= node.beta:
                 return
             reduction = int(
-                alphabeta.reduction(
+                compiled.tree.reduction(
                     kernel.state, move, node.player, at, node.depth, node.ply, self.misere
                 )
             )
@@ -245,8 +245,8 @@ class SharedTree:
         self, kernel: Kernel, node: _Window, move: int, alpha: int, beta: int, reduction: int = 0
     ) -> int:
         return self._call(
-            kernel, alphabeta.move_value, move, node.player, node.depth - reduction, alpha, beta,
-            node.ply,
+            kernel, compiled.tree.move_value, move, node.player, node.depth - reduction, alpha,
+            beta, node.ply,
         )  # fmt: skip
 
     def _call(self, kernel: Kernel, function: Callable[..., int], *arguments: object) -> int:
@@ -254,6 +254,6 @@ class SharedTree:
         deadline (or the node limit) stopped it."""
         geometry, state, table, limits = kernel
         value = int(function(geometry, state, table, *arguments, self.misere, False, limits))
-        if value == alphabeta.ABORTED:
+        if value == compiled.kernel.ABORTED:
             self.stopped.set()
         return value

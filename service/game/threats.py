@@ -14,22 +14,22 @@ the run found is the shortest made of fours. What its length proves:
   forced block, what is left is a run of five at most.
 
 Under renju a black block may be a foul, which black may not play: white's four then wins
-(`alphabeta._unstoppable`, where `_blocking_foul` reads the block as a foul, which it does
-only for fouls, and not for every one: a three two levels deep), so a run of white's may
-be won faster than it says, and a run, and its first move, is exact only up to
+(`compiled.threat_search._unstoppable`, where `_blocking_foul` reads the block as a foul,
+which it does only for fouls, and not for every one: a three two levels deep), so a run of
+white's may be won faster than it says, and a run, and its first move, is exact only up to
 RENJU_EXACT_PLIES (three plies). Black's fours may be fouls: its runs leave out every four
 whose shapes show an overline, two fours (in two directions, or in one line: two cells
 that complete five and are not the ends of four in a row) or open threes in two
 directions (more than renju's threes, which must become a straight four through a cell
-that is no foul itself), so that no foul passes (`alphabeta._shape_foul`).
+that is no foul itself), so that no foul passes (`compiled.fouls._shape_foul`).
 
-The search itself is compiled, `alphabeta.shortest_run_of_fours`: the cells that make a four
-lie in the windows one mark short of one (k - 2 marks, none of the defender's); each is
-tried in ascending order, then the forced block, with runs of one four first, then two, up
-to THREAT_SEARCH_MOVES. This module holds what its runs prove.
+The search itself is compiled, `compiled.threat_search.shortest_run_of_fours`: the cells
+that make a four lie in the windows one mark short of one (k - 2 marks, none of the
+defender's); each is tried in ascending order, then the forced block, with runs of one
+four first, then two, up to THREAT_SEARCH_MOVES. This module holds what its runs prove.
 
 Where no run of fours wins, in freestyle, standard and renju five in a row, the search
-also tries *threes* (a VCT, `alphabeta.win_by_threes`): a move after which
+also tries *threes* (a VCT, `compiled.threat_search.win_by_threes`): a move after which
 the attacker threatens an open four. Its defences are not one cell but every empty cell of
 the windows that would make the open four, and every four of the defender's (which the
 attacker blocks before the defender moves again); any other reply lets the open four be

@@ -7,7 +7,7 @@ next position stored there: the newest knowledge is the likeliest to be asked fo
 and the root of a search, stored last, is always found. A record with depth 0 is empty,
 as every stored depth is at least 1.
 
-The search (`service.game.alphabeta`) reads and writes the records, compiled (`_probe`,
+The search (`service.game.compiled.tree`) reads and writes the records, compiled (`_probe`,
 `_store`); this module makes the tables and sizes them.
 """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from service.game import alphabeta
+from service.game import compiled
 from service.game.analysis import analyse
 from service.game.board import Board, Mark
 from service.game.rules import Rules
@@ -25,7 +25,7 @@ _PREPARED = (
 def prepare() -> int:
     """Load the compiled search from its cache, or compile it; return how many functions
     this call compiled. Run where the process starts, so that no request waits for it."""
-    before = alphabeta.compilations()
+    before = compiled.compilations()
     for rules, text in _PREPARED:
         board = Board.from_text(text.replace(" ", ""), rules)
         mover = Mark.O if board.count(Mark.X) > board.count(Mark.O) else Mark.X
@@ -34,7 +34,7 @@ def prepare() -> int:
         # What a search on two threads calls; a node limit keeps it short here.
         shared = Search(board, mover, 60.0, max_nodes=2_000)
         shared.shared_tree(2).deepen(shared.position.empty_cells()[0], shared.position.empty)
-    return alphabeta.compilations() - before
+    return compiled.compilations() - before
 
 
 def main() -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.game import alphabeta
+from service.game import compiled
 from service.game.analysis import Ranking, SearchAnalysis, analyse
 from service.game.board import Board, Mark
 from service.game.renju import forbidden_cells, foul
@@ -297,11 +297,11 @@ def test_the_threat_search_finds_a_run_of_seven() -> None:
 def test_every_compiled_entry_point_releases_the_interpreter_lock() -> None:
     """So that a search, its threat search included, leaves its worker's other threads free."""
     entry_points = (
-        alphabeta.new_state,
-        alphabeta.root_value,
-        alphabeta.value_after,
-        alphabeta.expected_line,
-        alphabeta.shortest_run_of_fours,
+        compiled.state.new_state,
+        compiled.tree.root_value,
+        compiled.tree.value_after,
+        compiled.tree.expected_line,
+        compiled.threat_search.shortest_run_of_fours,
     )
     assert all(function.targetoptions.get("nogil") for function in entry_points)
 
@@ -317,7 +317,7 @@ def test_the_compiled_search_stops_itself_on_the_clock() -> None:
 
 def test_the_compiled_clock_is_the_monotonic_clock() -> None:
     before = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-    read = alphabeta.monotonic_ns()
+    read = compiled.kernel.monotonic_ns()
     after = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     assert before <= read <= after
 
@@ -325,8 +325,9 @@ def test_the_compiled_clock_is_the_monotonic_clock() -> None:
 def prepare_in_a_process(cache: Path) -> list[str]:
     """Run `prepare` in a fresh process with its own cache; return what it reports."""
     script = (
-        "from service.game.warmup import prepare; from service.game import alphabeta; "
-        "print(prepare(), len(alphabeta._negamax.signatures), len(alphabeta._fours.signatures))"
+        "from service.game.warmup import prepare; from service.game import compiled; "
+        "print(prepare(), len(compiled.tree._negamax.signatures), "
+        "len(compiled.threat_search._fours.signatures))"
     )
     ran = subprocess.run(
         [sys.executable, "-c", script],
@@ -345,6 +346,42 @@ def test_a_fresh_process_searches_with_the_code_a_first_one_compiled(tmp_path: P
     assert int(compiled) > 0
     assert (negamax_versions, fours_versions) == ("1", "1")
     assert prepare_in_a_process(tmp_path)[0] == "0"
+
+
+#: Two files of compiled functions, one calling the other, and a run that prints the call.
+CALLEE = "from numba import njit\n\n@njit(cache=True)\ndef worth():\n    return {}\n"
+CALLER = (
+    "from numba import njit\nfrom callee import worth\n\n"
+    "@njit(cache=True)\ndef twice():\n    return 2 * worth()\n"
+)
+RUN = (
+    "import callee, caller\nfrom service.game.compiled import forget_stale_machine_code\n"
+    "forgot = forget_stale_machine_code([callee, caller])\nprint(forgot, caller.twice())\n"
+)
+
+
+def run_the_caller(folder: Path) -> list[str]:
+    """Run the two files' call in a fresh process, caching next to them; return its output."""
+    ran = subprocess.run(
+        [sys.executable, "-c", RUN],
+        capture_output=True, text=True, timeout=120, check=False, cwd=folder,
+        env={**os.environ, "PYTHONPATH": f"{folder}{os.pathsep}{Path.cwd()}"},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    return ran.stdout.split()
+
+
+def test_a_change_to_a_called_file_reaches_the_caller_cached_in_another(tmp_path: Path) -> None:
+    """numba checks a cached function against its own file only, and the caller's machine
+    code holds its callee's: the package's stamp of its sources empties every cache where
+    any file changed, so the next process compiles the change, then loads it again."""
+    (tmp_path / "callee.py").write_text(CALLEE.format(1))
+    (tmp_path / "caller.py").write_text(CALLER)
+    assert run_the_caller(tmp_path) == ["True", "2"]  # no stamp yet
+    assert run_the_caller(tmp_path) == ["False", "2"]  # the same sources: the cache kept
+    (tmp_path / "callee.py").write_text(CALLEE.format(21))
+    assert run_the_caller(tmp_path) == ["True", "42"]
+    assert run_the_caller(tmp_path) == ["False", "42"]
 
 
 def test_two_searches_run_at_once_in_two_threads() -> None:
@@ -370,10 +407,10 @@ EMPTY, OWN, THEIRS, OFF = 0, 1, 2, 3
 #: Each rule's table, and which fives it counts for X and for O: "or more" (freestyle),
 #: "exactly" (standard), "caro" (exactly, not closed at both ends by the opponent).
 SHAPE_RULES = {
-    alphabeta.FREESTYLE_SHAPES: ("or more", "or more"),
-    alphabeta.EXACT_SHAPES: ("exactly", "exactly"),
-    alphabeta.CARO_SHAPES: ("caro", "caro"),
-    alphabeta.RENJU_SHAPES: ("exactly", "or more"),  # black exactly five, white five or more
+    compiled.shapes.FREESTYLE_SHAPES: ("or more", "or more"),
+    compiled.shapes.EXACT_SHAPES: ("exactly", "exactly"),
+    compiled.shapes.CARO_SHAPES: ("caro", "caro"),
+    compiled.shapes.RENJU_SHAPES: ("exactly", "or more"),  # black exactly five, white five or more
 }
 
 
@@ -435,10 +472,10 @@ def expected_shape(line: list[int], fives: str) -> int | None:
     line = [*line]
     line[len(line) // 2] = OWN
     if five_through_middle(line, fives):
-        return alphabeta.FIVE
+        return compiled.shapes.FIVE
     if not completions(line, fives):
         return None
-    return alphabeta.FOUR if stopped_at_once(line, fives) else alphabeta.OPEN_FOUR
+    return compiled.shapes.FOUR if stopped_at_once(line, fives) else compiled.shapes.OPEN_FOUR
 
 
 def swapped(key: int, slots: int) -> int:
@@ -450,7 +487,7 @@ def swapped(key: int, slots: int) -> int:
 
 def keys_to_check(rule: int) -> range | list[int]:
     """Every key of freestyle's 8 neighbours; 40,000 seeded ones of the others' 10."""
-    if rule == alphabeta.FREESTYLE_SHAPES:
+    if rule == compiled.shapes.FREESTYLE_SHAPES:
         return range(4**8)
     return random.Random(rule).sample(range(4**10), 40_000)
 
@@ -460,8 +497,8 @@ def test_the_shape_table_finds_every_five_and_four_as_brute_force_does(rule: int
     """Each side's line of neighbours: a five when the move makes a winning run by the
     rule's fives, an open four when two cells or more then complete one with it, a four
     when one does, and a lesser shape otherwise (O's table read with the colours swapped)."""
-    table = alphabeta.shape_table(rule)
-    half = 4 if rule == alphabeta.FREESTYLE_SHAPES else 5
+    table = compiled.shapes.shape_table(rule)
+    half = 4 if rule == compiled.shapes.FREESTYLE_SHAPES else 5
     assert table.shape == (3, 4 ** (2 * half))
     for key in keys_to_check(rule):
         line = line_of(key, half)
@@ -469,7 +506,7 @@ def test_the_shape_table_finds_every_five_and_four_as_brute_force_does(rule: int
             shape = table[player, key if player == 1 else swapped(key, 2 * half)]
             expected = expected_shape(line, fives)
             if expected is None:
-                assert shape <= alphabeta.OPEN_THREE, (rule, player, line)
+                assert shape <= compiled.shapes.OPEN_THREE, (rule, player, line)
             else:
                 assert shape == expected, (rule, player, line)
 
@@ -491,18 +528,18 @@ def test_an_overline_is_no_five_and_caro_counts_no_closed_five() -> None:
     overline = key(".XXXX*X....")  # six with the move
     closed = key("OXXXX*O....")  # five, the opponent at both ends
     for rule, (overline_shape, closed_shape) in {
-        alphabeta.EXACT_SHAPES: (None, alphabeta.FIVE),
-        alphabeta.CARO_SHAPES: (None, None),
-        alphabeta.RENJU_SHAPES: (None, alphabeta.FIVE),  # for black
+        compiled.shapes.EXACT_SHAPES: (None, compiled.shapes.FIVE),
+        compiled.shapes.CARO_SHAPES: (None, None),
+        compiled.shapes.RENJU_SHAPES: (None, compiled.shapes.FIVE),  # for black
     }.items():
-        table = alphabeta.shape_table(rule)
+        table = compiled.shapes.shape_table(rule)
         for line, expected in ((overline, overline_shape), (closed, closed_shape)):
             if expected is None:
-                assert table[1, line] < alphabeta.FIVE
+                assert table[1, line] < compiled.shapes.FIVE
             else:
                 assert table[1, line] == expected
-    renju = alphabeta.shape_table(alphabeta.RENJU_SHAPES)
-    assert renju[2, swapped(overline, 10)] == alphabeta.FIVE  # white's overline wins
+    renju = compiled.shapes.shape_table(compiled.shapes.RENJU_SHAPES)
+    assert renju[2, swapped(overline, 10)] == compiled.shapes.FIVE  # white's overline wins
 
 
 @pytest.mark.parametrize("variant", list(Variant))
@@ -516,16 +553,16 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
     rules = Rules(15, 15, 5, variant=variant)
     found = Search(Board.empty(rules), Mark.X, TIME)
     geometry, state, _table, _limits = found.kernel
-    assert alphabeta.keeps_shapes(found.kernel)
+    assert compiled.state.keeps_shapes(found.kernel)
     played: list[int] = []
     for step in range(120):
         if played and rng.random() < 0.3:
-            alphabeta._undo(geometry, state, played.pop(rng.randrange(len(played))))
+            compiled.state._undo(geometry, state, played.pop(rng.randrange(len(played))))
         else:
             cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
-            alphabeta._play(geometry, state, cell, 1 + step % 2)
+            compiled.state._play(geometry, state, cell, 1 + step % 2)
             played.append(cell)
-        afresh = alphabeta.new_state(geometry, state[0].copy(), state[8])
+        afresh = compiled.state.new_state(geometry, state[0].copy(), state[8])
         assert (state[9] == afresh[9]).all()
         assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
         assert (state[13] == afresh[13]).all()
@@ -544,11 +581,14 @@ def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
     fives = 0
     for step in range(150):
         cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
-        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        compiled.state._play(geometry, state, cell, 1 + step % 2)
         for empty in np.flatnonzero(state[0] == 0):
             for player in (1, 2):
-                completes = alphabeta._change_by(geometry, state, empty, player)[0]
-                assert alphabeta._makes_at_least(state, empty, player, alphabeta.FIVE) == completes
+                completes = compiled.evaluation._change_by(geometry, state, empty, player)[0]
+                assert (
+                    compiled.shapes._makes_at_least(state, empty, player, compiled.shapes.FIVE)
+                    == completes
+                )
                 fives += completes
     assert fives > 100
 
@@ -567,16 +607,16 @@ def test_a_leafs_tally_worked_out_without_its_move_is_the_tally_the_move_leaves(
     after = np.zeros_like(state[10])
     for step in range(90):
         cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
-        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        compiled.state._play(geometry, state, cell, 1 + step % 2)
         before = [array.copy() for array in state]
         for empty in np.flatnonzero(state[0] == 0):
             for player in (1, 2):
-                alphabeta._tally_after(geometry, state, empty, player, after)
-                alphabeta._mark_near(geometry, state, empty, 1)
-                alphabeta._mark_lines(state, empty, player)
+                compiled.evaluation._tally_after(geometry, state, empty, player, after)
+                compiled.state._mark_near(geometry, state, empty, 1)
+                compiled.shapes._mark_lines(state, empty, player)
                 assert (after[1:] == state[10][1:]).all()
-                alphabeta._mark_lines(state, empty, 0)
-                alphabeta._mark_near(geometry, state, empty, -1)
+                compiled.shapes._mark_lines(state, empty, 0)
+                compiled.state._mark_near(geometry, state, empty, -1)
         assert all((array == kept).all() for array, kept in zip(state, before, strict=True))
 
 
@@ -584,16 +624,20 @@ def wine_move_value(shapes: list[int]) -> int:
     """What a move making `shapes` (one a direction) is worth, as Wine's move values read:
     a five; an open four or two fours; a four and an open three; two open threes; else a
     little for each lesser shape."""
-    if alphabeta.FIVE in shapes:
+    if compiled.shapes.FIVE in shapes:
         return 5000
-    if alphabeta.OPEN_FOUR in shapes or shapes.count(alphabeta.FOUR) >= 2:
+    if compiled.shapes.OPEN_FOUR in shapes or shapes.count(compiled.shapes.FOUR) >= 2:
         return 1200
-    if alphabeta.FOUR in shapes and alphabeta.OPEN_THREE in shapes:
+    if compiled.shapes.FOUR in shapes and compiled.shapes.OPEN_THREE in shapes:
         return 1000
-    if shapes.count(alphabeta.OPEN_THREE) >= 2:
+    if shapes.count(compiled.shapes.OPEN_THREE) >= 2:
         return 200
-    lesser = {alphabeta.BLOCKED_TWO: 2, alphabeta.OPEN_TWO: 5, alphabeta.BLOCKED_THREE: 5}
-    lesser |= {alphabeta.OPEN_THREE: 12, alphabeta.FOUR: 12}
+    lesser = {
+        compiled.shapes.BLOCKED_TWO: 2,
+        compiled.shapes.OPEN_TWO: 5,
+        compiled.shapes.BLOCKED_THREE: 5,
+    }
+    lesser |= {compiled.shapes.OPEN_THREE: 12, compiled.shapes.FOUR: 12}
     return sum(lesser.get(shape, 0) for shape in shapes)
 
 
@@ -607,22 +651,24 @@ def test_a_cells_move_value_is_wines_reading_of_its_four_shapes() -> None:
     seen = set()
     for step in range(150):
         cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
-        alphabeta._play(geometry, state, cell, 1 + step % 2)
+        compiled.state._play(geometry, state, cell, 1 + step % 2)
         for empty in np.flatnonzero(state[0] == 0):
             for player in (1, 2):
                 shapes = [int(state[8][player, state[9][empty, d]]) for d in range(4)]
-                value = alphabeta._cell_value(state, empty, player)
+                value = compiled.shapes._cell_value(state, empty, player)
                 assert value == wine_move_value(shapes)
                 seen.add(value)
     assert {5000, 1200, 1000, 200} <= seen
 
 
-def tried_below_the_root(kernel: alphabeta.Kernel, player: int) -> list[int]:
+def tried_below_the_root(kernel: compiled.kernel.Kernel, player: int) -> list[int]:
     """The moves the tree tries for `player` at a node one ply below its root."""
     geometry, state, _table, _limits = kernel
     ply = np.int64(1)
-    work = alphabeta._work(state, ply + 1)
-    count = alphabeta._candidates(geometry, state, player, -1, False, False, True, True, work, ply)
+    work = compiled.state._work(state, ply + 1)
+    count = compiled.candidates._candidates(
+        geometry, state, player, -1, False, False, True, True, work, ply
+    )
     return [int(cell) for cell in work[0][1, :count]]
 
 
@@ -665,8 +711,8 @@ def test_at_the_root_black_may_try_a_three_that_only_looks_double() -> None:
     barred = frozenset(forbidden_cells(board))
     kernel = Search(board, Mark.X, TIME, barred=barred).kernel
     geometry, state, _table, _limits = kernel
-    assert alphabeta._shape_foul(state, cell)
-    assert cell in alphabeta.likeliest_moves(geometry, state, 1, False, False)
+    assert compiled.fouls._shape_foul(state, cell)
+    assert cell in compiled.candidates.likeliest_moves(geometry, state, 1, False, False)
     assert cell not in tried_below_the_root(kernel, 1)
     ranked = analyse(board, Mark.X, TIME, max_nodes=3000, barred=barred)
     assert cell in [estimate.move for estimate in ranked.moves]
@@ -711,10 +757,10 @@ def test_under_renju_a_five_to_make_on_blacks_foul_is_a_won_four(name: str) -> N
     after = board.play(four, Mark.O)
     assert trap in forbidden_cells(after)  # the judge's reading, not the shapes'
     geometry, state, _table, _limits = Search(after, Mark.X, TIME).kernel
-    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
-        -alphabeta.SHAPE_WIN
+    assert [compiled.tree.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+        -compiled.evaluation.SHAPE_WIN
     ] * 3
-    assert alphabeta.decided(geometry, state, 1, 5, 0, False) == 0
+    assert compiled.tree.decided(geometry, state, 1, 5, 0, False) == 0
     result = search(board, Mark.O, TIME, max_nodes=2000)
     won_in_three = board.rules.max_score - 3
     assert (result.move, result.method, result.proven) == (four, Method.THREATS, True)
@@ -746,7 +792,7 @@ def test_under_renju_whites_run_of_fours_may_end_on_a_four_black_may_not_stop() 
             after = board.play(fills, Mark.O).play(10 * 15 + 9, Mark.X).play(11 * 15 + 11, Mark.O)
             assert trap in forbidden_cells(after)  # the judge's reading
             searched = Search(board, Mark.O, TIME, max_nodes=20_000)
-            assert searched._compiled(alphabeta.win_by_threes, 2, 3, 8) == (5, fills)
+            assert searched._compiled(compiled.threat_search.win_by_threes, 2, 3, 8) == (5, fills)
         result = search(board, Mark.O, TIME, max_nodes=20_000)
         assert result.proven is proven
         ranked = analyse(board, Mark.O, TIME, max_nodes=20_000)
@@ -771,11 +817,11 @@ def test_a_late_move_that_makes_a_four_or_takes_the_opponents_is_never_reduced()
     x, o = 1, 2
 
     def reduction(move: int, player: int) -> int:
-        return int(alphabeta.reduction(state, move, player, late, deep, below_the_root, False))
+        return int(compiled.tree.reduction(state, move, player, late, deep, below_the_root, False))
 
     assert reduction(four, x) == 0  # X's four, closed at one end: a move value under 96
     assert reduction(four, o) == 0  # O takes the cell of X's four: under 96 too
-    assert reduction(far, x) == reduction(far, o) == alphabeta.REDUCED_PLIES
+    assert reduction(far, x) == reduction(far, o) == compiled.tree.REDUCED_PLIES
 
 
 def test_a_foul_that_stops_fives_in_two_directions_stops_neither() -> None:
@@ -789,8 +835,8 @@ def test_a_foul_that_stops_fives_in_two_directions_stops_neither() -> None:
         board = board.play(row * 15 + col, Mark.X)
     assert centre in forbidden_cells(board)
     geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
-    assert state[10][2, alphabeta.FIVE] == 2
-    assert alphabeta.decided(geometry, state, 1, 3, 1, False) == -alphabeta.SHAPE_WIN
+    assert state[10][2, compiled.shapes.FIVE] == 2
+    assert compiled.tree.decided(geometry, state, 1, 3, 1, False) == -compiled.evaluation.SHAPE_WIN
 
 
 def test_a_five_to_stop_on_a_three_that_only_looks_double_is_stopped() -> None:
@@ -805,9 +851,9 @@ def test_a_five_to_stop_on_a_three_that_only_looks_double_is_stopped() -> None:
     block = 8 * 15 + 4
     assert block not in forbidden_cells(board)
     geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
-    assert alphabeta._shape_foul(state, block)
-    assert not alphabeta._blocking_foul(geometry, state, block)
-    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+    assert compiled.fouls._shape_foul(state, block)
+    assert not compiled.fouls._blocking_foul(geometry, state, block)
+    assert [compiled.tree.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
         0
     ] * 3
 
@@ -817,7 +863,7 @@ def test_under_the_standard_rule_black_blocks_the_four_and_wins_itself() -> None
     its two threes win; O blocks them first."""
     board, four, trap = foul_trap("double three", Variant.STANDARD)
     geometry, state, _table, _limits = Search(board.play(four, Mark.O), Mark.X, TIME).kernel
-    assert [alphabeta.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
+    assert [compiled.tree.decided(geometry, state, 1, depth, 1, False) for depth in (1, 2, 5)] == [
         0,
         0,
         0,
@@ -836,12 +882,14 @@ def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None
         board = board.play(cell, mark)
     geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
     shapes = [state[8][1, state[9][110, direction]] for direction in range(4)]
-    assert max(shapes) == alphabeta.FOUR  # X . X X . O with X's move between: no open four
-    alphabeta._play(geometry, state, 110, 1)
-    assert state[10][1, alphabeta.FIVE] == 2
-    assert alphabeta._shape_value(state[10], state[11][2], 1) < alphabeta.SHAPE_WIN  # O to move
-    alphabeta._play(geometry, state, 108, 2)
-    assert state[10][1, alphabeta.FIVE] == 0
+    assert max(shapes) == compiled.shapes.FOUR  # X . X X . O with X's move between: no open four
+    compiled.state._play(geometry, state, 110, 1)
+    assert state[10][1, compiled.shapes.FIVE] == 2
+    assert (
+        compiled.evaluation._shape_value(state[10], state[11][2], 1) < compiled.evaluation.SHAPE_WIN
+    )  # O to move
+    compiled.state._play(geometry, state, 108, 2)
+    assert state[10][1, compiled.shapes.FIVE] == 0
 
 
 @pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
@@ -858,18 +906,18 @@ def test_two_fours_at_once_to_make_win_a_leaf_except_blacks_under_renju(variant:
             o_cell[0] * 15 + o_cell[1], Mark.O
         )
     _geometry, state, _table, _limits = Search(board, mover, TIME).kernel
-    value_to_o = alphabeta._shape_value(state[10], state[11][2], 2)  # X to move
+    value_to_o = compiled.evaluation._shape_value(state[10], state[11][2], 2)  # X to move
     if variant is Variant.FREESTYLE:
-        assert value_to_o == -alphabeta.SHAPE_WIN
-        assert state[10][1, alphabeta.DOUBLE_FOURS] == 1
+        assert value_to_o == -compiled.evaluation.SHAPE_WIN
+        assert state[10][1, compiled.shapes.DOUBLE_FOURS] == 1
     else:
-        assert -alphabeta.SHAPE_WIN < value_to_o < 0
-        assert state[10][1, alphabeta.DOUBLE_FOURS] == 0
+        assert -compiled.evaluation.SHAPE_WIN < value_to_o < 0
+        assert state[10][1, compiled.shapes.DOUBLE_FOURS] == 0
 
 
 def x_to_move(
     rules: Rules, x_cells: list[tuple[int, int]], o_cells: list[tuple[int, int]]
-) -> alphabeta.Kernel:
+) -> compiled.kernel.Kernel:
     """The kernel of a position with as many X as O on it (X to move): each list's cells
     as (row, column)."""
     board = Board.empty(rules)
@@ -896,12 +944,19 @@ def test_a_four_and_an_open_three_at_once_win_a_leaf_when_no_four_answers(
     x_cells = [(7, 4), (7, 5), (7, 6), (5, 7), (6, 7)]
     kernel = x_to_move(rules, x_cells, [(7, 3), *CORNERS[:4]])
     state = kernel.state
-    assert state[10][1, alphabeta.FOUR_THREES] == 1
-    assert alphabeta._shape_value(state[10], state[11][2], 2) == -alphabeta.SHAPE_WIN
+    assert state[10][1, compiled.shapes.FOUR_THREES] == 1
+    assert (
+        compiled.evaluation._shape_value(state[10], state[11][2], 2)
+        == -compiled.evaluation.SHAPE_WIN
+    )
     # O's three along the top row, its end the board's edge: a four to make at (0, 3).
     answered = x_to_move(rules, x_cells, [(7, 3), (0, 0), (0, 1), (0, 2), (14, 14)]).state
-    assert answered[10][2, alphabeta.FOUR] > 0
-    assert -alphabeta.SHAPE_WIN < alphabeta._shape_value(answered[10], answered[11][2], 2) < 0
+    assert answered[10][2, compiled.shapes.FOUR] > 0
+    assert (
+        -compiled.evaluation.SHAPE_WIN
+        < compiled.evaluation._shape_value(answered[10], answered[11][2], 2)
+        < 0
+    )
 
 
 def test_a_node_its_shapes_decide_is_not_searched() -> None:
@@ -913,14 +968,14 @@ def test_a_node_its_shapes_decide_is_not_searched() -> None:
                        [(7, 3), *CORNERS[:4]])  # fmt: skip
     geometry, state, table, limits = kernel
     limits[0] = 0
-    below = alphabeta.node_value(
-        geometry, state, table, 1, 4, -alphabeta.MATE, alphabeta.MATE, np.int64(1), False,
-        False, limits,
+    below = compiled.tree.node_value(
+        geometry, state, table, 1, 4, -compiled.kernel.MATE, compiled.kernel.MATE, np.int64(1),
+        False, False, limits,
     )  # fmt: skip
-    assert below == alphabeta.SHAPE_WIN
+    assert below == compiled.evaluation.SHAPE_WIN
     assert limits[0] == 1
-    value, move = alphabeta.root_value(geometry, state, table, 1, 5, False, False, limits)
-    assert (value, move) == (alphabeta.SHAPE_WIN, 7 * 15 + 7)
+    value, move = compiled.tree.root_value(geometry, state, table, 1, 5, False, False, limits)
+    assert (value, move) == (compiled.evaluation.SHAPE_WIN, 7 * 15 + 7)
     assert limits[0] > 2
 
 
@@ -931,19 +986,19 @@ def test_two_open_threes_at_once_win_a_leaf_except_blacks_under_renju(variant: V
     other. Under renju it is black's foul, and only worth what its shapes are."""
     rules = Rules(15, 15, 5, variant=variant)
     state = x_to_move(rules, [(7, 5), (7, 6), (5, 7), (6, 7)], CORNERS[:4]).state
-    value_to_o = alphabeta._shape_value(state[10], state[11][2], 2)
+    value_to_o = compiled.evaluation._shape_value(state[10], state[11][2], 2)
     if variant is Variant.FREESTYLE:
-        assert state[10][1, alphabeta.DOUBLE_THREES] >= 1
-        assert value_to_o == -alphabeta.SHAPE_WIN
+        assert state[10][1, compiled.shapes.DOUBLE_THREES] >= 1
+        assert value_to_o == -compiled.evaluation.SHAPE_WIN
     else:
-        assert state[10][1, alphabeta.DOUBLE_THREES] == 0
-        assert -alphabeta.SHAPE_WIN < value_to_o < 0
+        assert state[10][1, compiled.shapes.DOUBLE_THREES] == 0
+        assert -compiled.evaluation.SHAPE_WIN < value_to_o < 0
 
 
 def test_five_in_a_row_keeps_shapes_in_every_variant() -> None:
     """Other lengths keep the window counts' value at the leaves."""
     kept = {
-        rules: alphabeta.keeps_shapes(Search(Board.empty(rules), Mark.X, TIME).kernel)
+        rules: compiled.state.keeps_shapes(Search(Board.empty(rules), Mark.X, TIME).kernel)
         for rules in (
             Rules(15, 15, 5),
             Rules(9, 9, 5),

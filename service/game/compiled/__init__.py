@@ -1,0 +1,109 @@
+"""The search, compiled by numba: the alpha-beta tree (heuristic and exact) and the threat
+search. `service.game.search` and `service.game.analysis` decide at the root in Python and
+call these for the rest. A module each, lowest first:
+
+- `kernel`: how the functions are compiled, a search's arrays (`Kernel`) and its clock;
+- `shapes`: what a move makes of its line in each direction, kept per cell and move;
+- `state`: the position, played and undone in place, and a new search's arrays;
+- `evaluation`: what a position is worth at the leaves;
+- `fouls`: renju's fouls read from the shapes, and the trap they set;
+- `candidates`: which moves a node tries, in its order;
+- `tree`: the alpha-beta tree and its entry points from Python;
+- `threat_search`: runs of fours, and wins by fours and threes.
+
+The tests hold them to judges that share none of their code: brute force and the exact
+tables (docs/SEARCH.md). A name with a leading underscore is called only from compiled
+code (and the tests); the others are called from Python too.
+
+A position lives in a few NumPy arrays (a `Kernel`), changed in place by `_play` and
+`_undo`. Every function releases the interpreter lock while it runs (`nogil`), so that a
+search leaves the other threads of its worker free to answer, and two searches in one
+worker each use a core. The functions that allocate no array and return none are compiled
+without reference counts (numba's `_nrt=False`): they only borrow the arrays their callers
+hold, and numba could not prune the counts of the position's tuples at each call (an
+atomic add and subtract per array per call, about 45% of a node's time). The tree is one
+of them: its nodes write their candidates into a row per ply of work allocated once a
+search (`_work`).
+
+The machine code is cached on disk (`cache=True`): next to these files, or under
+`NUMBA_CACHE_DIR`, where the Docker image prepares it at build time (`python -m
+service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it once (about
+a minute), before any request needs it. numba checks a function's cache against its own
+file only, while a function's machine code holds the functions it calls from the other
+files: so the package keeps a stamp of all its sources beside the cache, and where the
+stamp differs (a file changed since the cache was written) every function's cache is
+emptied before any is loaded (`forget_stale_machine_code`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from numba.core.registry import CPUDispatcher
+
+from service.game.compiled import (
+    candidates,
+    evaluation,
+    fouls,
+    kernel,
+    shapes,
+    state,
+    threat_search,
+    tree,
+)  # fmt: skip
+
+_MODULES = (kernel, shapes, state, evaluation, fouls, candidates, tree, threat_search)
+
+#: The file beside the cache that names the sources the cache was written from.
+_STAMP = "bestmove-sources.sha256"
+
+
+def compilations() -> int:
+    """Return how many of the functions called from Python were compiled in this process,
+    rather than loaded from the cache."""
+    called = (
+        kernel.monotonic_ns,
+        state.new_state,
+        tree.root_value,
+        tree.value_after,
+        tree.expected_line,
+        candidates.likeliest_moves,
+        tree.node_moves,
+        tree.node_value,
+        tree.move_value,
+        state.play_move,
+        state.undo_move,
+        candidates.unbarred,
+        threat_search.shortest_run_of_fours,
+        shapes.shape_table,
+    )
+    return sum(sum(function.stats.cache_misses.values()) for function in called)
+
+
+def forget_stale_machine_code(modules: Sequence[ModuleType]) -> bool:
+    """Empty the cache of every compiled function of `modules` unless it was written from
+    these modules' sources (a stamp beside it, then written); return whether it was."""
+    digest = hashlib.sha256()
+    for module in modules:
+        digest.update(Path(str(module.__file__)).read_bytes())
+    sources = digest.hexdigest()
+    dispatchers = [
+        value
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
+    ]
+    # numba's own cache of each function (`_cache`): it offers no public way to empty one.
+    stamp = Path(dispatchers[0]._cache.cache_path) / _STAMP  # type: ignore[attr-defined]
+    if stamp.is_file() and stamp.read_text() == sources:
+        return False
+    for dispatcher in dispatchers:
+        dispatcher._cache.flush()  # type: ignore[attr-defined]
+    stamp.write_text(sources)
+    return True
+
+
+forget_stale_machine_code(_MODULES)
