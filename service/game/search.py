@@ -205,7 +205,7 @@ class Search:
         left_ns = max(0, round((self.deadline - time.perf_counter()) * 1e9))
         deadline_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC) + left_ns
         #: The compiled search's state: the position, the table, the node limit, the deadline.
-        self.kernel = compiled.state.kernel(
+        self.kernel = compiled.state.new_kernel(
             geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
         )
         #: Threads that search the tree at once, sharing its table: more than one only

@@ -40,9 +40,9 @@ def prepare() -> int:
 def main() -> int:
     """`python -m service.game.warmup`: compile the search into its cache, saying so."""
     started = time.perf_counter()
-    compiled = prepare()
+    count = prepare()
     sys.stderr.write(
-        f"bestmove: the compiled search is ready ({compiled} functions compiled) "
+        f"bestmove: the compiled search is ready ({count} functions compiled) "
         f"in {time.perf_counter() - started:.1f} s\n"
     )
     return 0

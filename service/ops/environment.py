@@ -225,13 +225,13 @@ class Environment(BaseModel):
         default=None,
         alias="NUMBA_CACHE_DIR",
         description="numba's own variable: where the compiled search is cached. Without a "
-        "cache the first search of a process compiles it (about 10 s, before the server is "
+        "cache the first search of a process compiles it (about a minute, before the server is "
         "ready, one log line). If the directory is not writable (numba opens a cache only "
         "where it may write) `python -m service` uses a copy of it under the temporary "
         "directory, removed when it stops. The image ships it prepared "
         "(`python -m service.game.warmup` does it ahead of time)",
         json_schema_extra={
-            "shown_default": "next to the source (`service/game/__pycache__`)",
+            "shown_default": "next to the source (`service/game/compiled/__pycache__`)",
             "allowed": "a directory",
         },
     )

@@ -12,8 +12,8 @@ call these for the rest. A module each, lowest first:
 - `threat_search`: runs of fours, and wins by fours and threes.
 
 The tests hold them to judges that share none of their code: brute force and the exact
-tables (docs/SEARCH.md). A name with a leading underscore is called only from compiled
-code (and the tests); the others are called from Python too.
+tables (docs/SEARCH.md). A compiled function with a leading underscore is called only from
+compiled code (and the tests); the others are called from Python too.
 
 A position lives in a few NumPy arrays (a `Kernel`), changed in place by `_play` and
 `_undo`. Every function releases the interpreter lock while it runs (`nogil`), so that a
@@ -32,12 +32,15 @@ a minute), before any request needs it. numba checks a function's cache against 
 file only, while a function's machine code holds the functions it calls from the other
 files: so the package keeps a stamp of all its sources beside the cache, and where the
 stamp differs (a file changed since the cache was written) every function's cache is
-emptied before any is loaded (`forget_stale_machine_code`).
+emptied before any is loaded (`forget_stale_machine_code`). A process still running the
+older files may write its machine code again after that: after an edit, restart the
+processes that share the cache.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -90,19 +93,25 @@ def forget_stale_machine_code(modules: Sequence[ModuleType]) -> bool:
     for module in modules:
         digest.update(Path(str(module.__file__)).read_bytes())
     sources = digest.hexdigest()
-    dispatchers = [
-        value
+    caches = [
+        # numba's own cache of each function (`_cache`): it offers no public way to empty
+        # one. numba is pinned by the lock, and the tests fail loudly if this changes.
+        value._cache  # type: ignore[attr-defined]
         for module in modules
         for value in vars(module).values()
         if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
     ]
-    # numba's own cache of each function (`_cache`): it offers no public way to empty one.
-    stamp = Path(dispatchers[0]._cache.cache_path) / _STAMP  # type: ignore[attr-defined]
-    if stamp.is_file() and stamp.read_text() == sources:
-        return False
-    for dispatcher in dispatchers:
-        dispatcher._cache.flush()  # type: ignore[attr-defined]
-    stamp.write_text(sources)
+    stamps = {Path(cache.cache_path) / _STAMP for cache in caches}  # one a cache directory
+    if all(stamp.is_file() and stamp.read_text() == sources for stamp in stamps):
+        return False  # also where nothing is cached (NUMBA_DISABLE_JIT: no functions)
+    for cache in caches:
+        cache.flush()
+    for stamp in stamps:
+        # Written whole or not at all (as numba writes its index), so that a process that
+        # starts meanwhile never reads half a stamp.
+        written = stamp.with_name(f"{stamp.name}.{os.getpid()}")
+        written.write_text(sources)
+        written.replace(stamp)
     return True
 
 

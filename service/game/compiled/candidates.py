@@ -3,7 +3,9 @@ stop the opponent's, else the answers to a threat of an open four, else the like
 cells (CANDIDATES_TRIED of them; every empty cell in an exact search), ordered by the
 shapes they make and stop (else by their promise and the threats they make); never black's
 foul below the root under renju, nor a barred cell at it, nor under misère a cell that
-completes the mover's own line while another is left."""
+completes the mover's own line while another is left. The answers to a threat of an open
+four (`_answers_to_open_fours`) serve the threat search's defences too; the threats a move
+makes and stops over the windows (`_shape`) order the moves of the games without shapes."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """What a position is worth to the tree: in five in a row by the tally of shapes each side
-could make (Wine's weights, the side to move's counted first, and the ends they decide:
+could make (Wine's weights, the side to move's weighed 1.2 times, and the ends they decide:
 an open four, two fours, a four and an open three, two open threes, as Rapfi's static win
-check reads them), else by the windows' counts; a leaf's value read without playing its
-move (`_leaf_value`, `_tally_after`)."""
+check reads them: `_shape_end`, which decides the tree's nodes above the leaves too), else
+by the windows' counts; a leaf's value read without playing its move (`_leaf_value`,
+`_tally_after`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What every part of the compiled search shares: how its functions are compiled, the
 values of proven ends, a search's arrays (`Kernel`: the game's geometry, the position, the
-transposition table, the limits) and its clock.
+transposition table, the limits; made by `state.new_kernel`) and its clock, read every
+CLOCK_EVERY nodes (`_out_of_time`).
 
 The deadline is read from the operating system's monotonic clock (`clock_gettime`), called
 from the compiled code itself, so that the search stops on its own clock without the lock.

@@ -358,7 +358,7 @@ def shape_rule(geometry: GeometryArrays) -> int:
     return FREESTYLE_SHAPES if bool((ends < 0).all()) else EXACT_SHAPES
 
 
-def kernel(
+def new_kernel(
     geometry: GeometryArrays,
     marks: Ints,
     table: Table,
