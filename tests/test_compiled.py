@@ -375,15 +375,20 @@ def run_the_caller(folder: Path) -> list[str]:
 
 def test_a_change_to_a_called_file_reaches_the_caller_cached_in_another(tmp_path: Path) -> None:
     """numba checks a cached function against its own file only, and the caller's machine
-    code holds its callee's: the package's stamp of its sources empties every cache where
-    any file changed, so the next process compiles the change, then loads it again."""
+    code holds its callee's: the package's stamp of its sources removes every cached
+    function where any file changed, so the next process compiles the change, then loads
+    it again; and a function moved to another line leaves no file of its old place."""
     (tmp_path / "callee.py").write_text(CALLEE.format(1))
     (tmp_path / "caller.py").write_text(CALLER)
     assert run_the_caller(tmp_path) == ["True", "2"]  # no stamp yet
     assert run_the_caller(tmp_path) == ["False", "2"]  # the same sources: the cache kept
-    (tmp_path / "callee.py").write_text(CALLEE.format(21))
+    cached = {path.name for path in (tmp_path / "__pycache__").glob("*.nb[ic]")}
+    (tmp_path / "callee.py").write_text("\n\n" + CALLEE.format(21))  # two lines lower
     assert run_the_caller(tmp_path) == ["True", "42"]
     assert run_the_caller(tmp_path) == ["False", "42"]
+    now = {path.name for path in (tmp_path / "__pycache__").glob("*.nb[ic]")}
+    assert {name for name in cached if name.startswith("callee.")}.isdisjoint(now)
+    assert len(now) == len(cached)
 
 
 def test_the_stamp_covers_every_module_of_the_package_and_names_their_sources() -> None:

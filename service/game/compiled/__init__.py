@@ -31,8 +31,8 @@ service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it on
 a minute), before any request needs it. numba checks a function's cache against its own
 file only, while a function's machine code holds the functions it calls from the other
 files: so the package keeps a stamp of all its sources beside the cache, and where the
-stamp differs (a file changed since the cache was written) every function's cache is
-emptied before any is loaded (`forget_stale_machine_code`). A process still running the
+stamp differs (a file changed since the cache was written) every function's cached machine
+code is removed before any is loaded (`forget_stale_machine_code`). A process still running the
 older files may write its machine code again after that: after an edit, restart the
 processes that share the cache.
 """
@@ -87,25 +87,31 @@ def compilations() -> int:
 
 
 def forget_stale_machine_code(modules: Sequence[ModuleType]) -> bool:
-    """Empty the cache of every compiled function of `modules` unless it was written from
-    these modules' sources (a stamp beside it, then written); return whether it was."""
+    """Remove the cached machine code of `modules` unless it was written from these
+    modules' sources (a stamp beside it, then written); return whether it was removed."""
     digest = hashlib.sha256()
     for module in modules:
         digest.update(Path(str(module.__file__)).read_bytes())
     sources = digest.hexdigest()
-    caches = [
-        # numba's own cache of each function (`_cache`): it offers no public way to empty
-        # one. numba is pinned by the lock, and the tests fail loudly if this changes.
-        value._cache  # type: ignore[attr-defined]
+    folders = {
+        # numba's own cache of each function (`_cache`): it offers no public way to find
+        # it. numba is pinned by the lock, and the tests fail loudly if this changes.
+        Path(value._cache.cache_path)  # type: ignore[attr-defined]
         for module in modules
         for value in vars(module).values()
         if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
-    ]
-    stamps = {Path(cache.cache_path) / _STAMP for cache in caches}  # one a cache directory
+    }
+    stamps = {folder / _STAMP for folder in folders}  # one a cache directory
     if all(stamp.is_file() and stamp.read_text() == sources for stamp in stamps):
         return False  # also where nothing is cached (NUMBA_DISABLE_JIT: no functions)
-    for cache in caches:
-        cache.flush()
+    for folder in folders:
+        for module in modules:
+            # Every index and data file of the module's functions, as numba names them
+            # (the file's name, the function's, its line): those of functions since moved
+            # too, which numba itself never removes. A process reading one meanwhile finds
+            # it gone and compiles (numba's own rule for a removed file).
+            for cached in folder.glob(f"{Path(str(module.__file__)).stem}.*.nb[ic]"):
+                cached.unlink(missing_ok=True)
     for stamp in stamps:
         # Written whole or not at all (as numba writes its index), so that a process that
         # starts meanwhile never reads half a stamp.
