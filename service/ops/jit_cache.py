@@ -23,10 +23,10 @@ def prepare_jit_cache(
 
     numba opens a cache only where it can write a file, even to read from it, and gives up
     caching otherwise (and then compiles the search, about a minute, at start). The image's
-    cache is read-only, so it is copied (a few MB, milliseconds) under the temporary
-    directory. numba must be handed it before the search is imported: it picks its cache
-    on import (`environment.hand_over`). Without one named, numba keeps its cache next to
-    the source, as in a checkout.
+    cache is read-only, so it is copied (about 20 MB, tens of milliseconds) under the
+    temporary directory. numba must be handed it before the search is imported: it picks
+    its cache on import (`environment.hand_over`). Without one named, numba keeps its cache
+    next to the source, as in a checkout.
     """
     if prepared is None:
         return None

@@ -69,6 +69,7 @@ def compilations() -> int:
     rather than loaded from the cache."""
     called = (
         kernel.monotonic_ns,
+        kernel.out_of_time,
         state.new_state,
         tree.root_value,
         tree.value_after,
@@ -77,10 +78,16 @@ def compilations() -> int:
         tree.node_moves,
         tree.node_value,
         tree.move_value,
+        tree.decided,
+        tree.settled_value,
+        tree.store_node,
+        tree.reduction,
         state.play_move,
         state.undo_move,
         candidates.unbarred,
         threat_search.shortest_run_of_fours,
+        threat_search.win_by_threes,
+        threat_search.threat_win_after,
         shapes.shape_table,
     )
     return sum(sum(function.stats.cache_misses.values()) for function in called)

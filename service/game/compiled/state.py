@@ -1,7 +1,7 @@
 """A position as the compiled search holds it (`Kernel.state`), changed in place: each
 window's marks and each cell's promise, kept up to date as marks are played and taken back
 (`_play`, `_undo`), with the shapes' keys and tally (`service.game.compiled.shapes`); the
-cells that complete a line; the arrays of a new search (`kernel`, `new_state`) and the work
+cells that complete a line; the arrays of a new search (`new_kernel`, `new_state`) and the work
 its nodes write into (`_work`)."""
 
 from __future__ import annotations

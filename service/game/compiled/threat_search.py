@@ -1,7 +1,8 @@
 """The threat search: the shortest run of fours that wins (`shortest_run_of_fours`, a VCF)
 and a win by fours and threes (`win_by_threes`, a VCT, every defence of a three tried),
-for either side, renju's fouls left out of black's runs and set as traps for white's; what
-their runs prove, and what they may spend, is `service.game.threats`'."""
+for either side, and whether the opponent has either after a move (`threat_win_after`, the
+root's check of its candidates); renju's fouls left out of black's runs and set as traps
+for white's. What their runs prove, and what they may spend, is `service.game.threats`'."""
 
 from __future__ import annotations
 
