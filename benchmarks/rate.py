@@ -64,23 +64,27 @@ def expected_score(found: str) -> float | None:
     return 1 / (1 + math.exp(-value / SCORE_SCALE))
 
 
-def positions(games: list[tuple[Rules, Game]], every: int) -> list[tuple[Rules, tuple[int, ...]]]:
+def positions(
+    games: list[tuple[Rules, Game]], every: int, *, answered: bool = False
+) -> list[tuple[Rules, tuple[int, ...]]]:
     """Return every `every`th position of the games the search opened where it was to
     move, FIRST_PLIES to LAST_PLIES plies in, before the game's last move (after it the
-    game is over: nothing for a judge to rate)."""
+    game is over: nothing for a judge to rate); with `answered`, of the games it played
+    second, a ply earlier (from its first reply)."""
     found: list[tuple[Rules, tuple[int, ...]]] = []
+    first = FIRST_PLIES - 1 if answered else FIRST_PLIES
     for rules, game in games:
-        if not game.search_first:
+        if game.search_first == answered:
             continue
         last = min(len(game.moves) - 1, LAST_PLIES)
-        found.extend((rules, tuple(game.moves[:plies])) for plies in range(FIRST_PLIES, last, 2))
+        found.extend((rules, tuple(game.moves[:plies])) for plies in range(first, last, 2))
     return found[::every]
 
 
 def rate(
     command: list[str], rules: Rules, before: tuple[int, ...], budget_ms: int, judge_ms: int
 ) -> Rating:
-    """Return what the search plays after `before` (X to move) and how the judge rates it."""
+    """Return what the search plays after `before` and how the judge rates it."""
     return Rating(before, *searched_and_judged(command, rules, before, budget_ms, judge_ms))
 
 
@@ -127,12 +131,15 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=int, default=250, help="the search's time")
     parser.add_argument("--judge-ms", type=int, default=300, help="the judge's time")
     parser.add_argument("--every", type=int, default=1, help="rate every n-th position")
+    parser.add_argument(
+        "--answered", action="store_true", help="the games the search played second"
+    )
     arguments = parser.parse_args()
     games = [found for path in arguments.records for found in recorded(path)]
     prepare()
     ratings = []
     with arguments.out.open("w", encoding="utf-8") as out:
-        for rules, before in positions(games, arguments.every):
+        for rules, before in positions(games, arguments.every, answered=arguments.answered):
             rating = rate(arguments.brain, rules, before, arguments.budget_ms, arguments.judge_ms)
             out.write(json.dumps(asdict(rating)) + "\n")
             out.flush()

@@ -69,6 +69,22 @@ def test_the_positions_are_the_search_moves_as_first_player_in_the_middle_game()
     assert positions([(GOMOKU, opened)], every=3) == positions([(GOMOKU, opened)], every=1)[::3]
 
 
+def test_answered_the_positions_are_the_search_replies_as_second_player() -> None:
+    opened = game_of(tuple(range(50)), search_first=True)
+    answered = game_of(tuple(range(100, 150)), search_first=False)
+    short = game_of(tuple(range(200, 208)), search_first=False)  # won by the search's 4th move
+    found = positions(
+        [(GOMOKU, game) for game in (opened, answered, short)], every=1, answered=True
+    )
+    assert [len(before) for _rules, before in found] == [
+        *range(FIRST_PLIES - 1, LAST_PLIES, 2),
+        3,
+        5,
+    ]
+    assert all(len(before) % 2 == 1 for _rules, before in found)  # O to move
+    assert found[0][1] == tuple(range(100, 103))  # the first reply, after the opening's stones
+
+
 def test_a_rating_is_the_searchs_move_and_the_judges_standing_after_it() -> None:
     rating = rate(EVALUATING_BRAIN, GOMOKU, WON_AT_ONCE, budget_ms=50, judge_ms=20)
     assert rating.before == WON_AT_ONCE
