@@ -5,14 +5,15 @@ A run of 80 games against Rapfi moves by about five points between sessions (STR
 more than most steps are worth. This plays the checkout's search (as the benchmark serves
 it, `search_as_served`) in positions taken from recorded games (`benchmarks.gomocup
 --record`), those where the search was to move as first player from its third move to its
-nineteenth, and has a judge rate the position each move leaves (`benchmarks.judge`). A
-standing becomes an expected score, 1 / (1 + e^(-value / 200)), 1 for a forced win and 0
-for a forced loss. Each line of `--out` holds a position's moves, the move played and the
-judge's standing; `--baseline` pairs them with another run's in the same positions (a git
-worktree of the commit before, run the same way) and prints the mean difference and its
-standard error. The search and the judge never run at once: the search has both cores.
-A judge's command with flags of its own goes after `--`. Paths absolute, so that the same
-lines run in a worktree:
+nineteenth (with `--answered`, those of the games it played second, answering the opening's
+three stones: from its first reply to its eighteenth), and has a judge rate the position
+each move leaves (`benchmarks.judge`). A standing becomes an expected score,
+1 / (1 + e^(-value / 200)), 1 for a forced win and 0 for a forced loss. Each line of `--out`
+holds a position's moves, the move played and the judge's standing; `--baseline` pairs them
+with another run's in the same positions (a git worktree of the commit before, run the same
+way) and prints the mean difference and its standard error. The search and the judge never
+run at once: the search has both cores. A judge's command with flags of its own goes after
+`--`. Paths absolute, so that the same lines run in a worktree:
 
     python -m benchmarks.gomocup /opt/pbrain-rapfi --games 20 --record /tmp/games.jsonl
     python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/before.jsonl
@@ -40,6 +41,7 @@ SCORE_SCALE = 200
 
 #: The plies before the first position rated (the opening's three stones and the
 #: opponent's reply) and the first left out: the middle game, where the games are lost.
+#: The games the search played second are rated a ply earlier, from its first reply.
 FIRST_PLIES, LAST_PLIES = 4, 38
 
 
@@ -68,14 +70,16 @@ def positions(
     games: list[tuple[Rules, Game]], every: int, *, answered: bool = False
 ) -> list[tuple[Rules, tuple[int, ...]]]:
     """Return every `every`th position of the games the search opened where it was to
-    move, FIRST_PLIES to LAST_PLIES plies in, before the game's last move (after it the
-    game is over: nothing for a judge to rate); with `answered`, of the games it played
-    second, a ply earlier (from its first reply)."""
+    move, FIRST_PLIES to LAST_PLIES plies in (the last left out), before the game's last
+    move (after it the game is over: nothing for a judge to rate); with `answered`, those
+    of the games it played second, from FIRST_PLIES - 1 plies in (its first reply) to
+    LAST_PLIES."""
     found: list[tuple[Rules, tuple[int, ...]]] = []
+    # As second player the search is to move after an odd number of stones: 3, 5, ...
     first = FIRST_PLIES - 1 if answered else FIRST_PLIES
     for rules, game in games:
         if game.search_first == answered:
-            continue
+            continue  # a game of the other side's
         last = min(len(game.moves) - 1, LAST_PLIES)
         found.extend((rules, tuple(game.moves[:plies])) for plies in range(first, last, 2))
     return found[::every]
@@ -132,7 +136,9 @@ def main() -> None:
     parser.add_argument("--judge-ms", type=int, default=300, help="the judge's time")
     parser.add_argument("--every", type=int, default=1, help="rate every n-th position")
     parser.add_argument(
-        "--answered", action="store_true", help="the games the search played second"
+        "--answered",
+        action="store_true",
+        help="rate the games the search played second instead: its replies 3 to 37 plies in",
     )
     arguments = parser.parse_args()
     games = [found for path in arguments.records for found in recorded(path)]

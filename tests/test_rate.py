@@ -72,17 +72,18 @@ def test_the_positions_are_the_search_moves_as_first_player_in_the_middle_game()
 def test_answered_the_positions_are_the_search_replies_as_second_player() -> None:
     opened = game_of(tuple(range(50)), search_first=True)
     answered = game_of(tuple(range(100, 150)), search_first=False)
-    short = game_of(tuple(range(200, 208)), search_first=False)  # won by the search's 4th move
-    found = positions(
-        [(GOMOKU, game) for game in (opened, answered, short)], every=1, answered=True
-    )
-    assert [len(before) for _rules, before in found] == [
-        *range(FIRST_PLIES - 1, LAST_PLIES, 2),
-        3,
-        5,
-    ]
+    won = game_of(tuple(range(200, 208)), search_first=False)  # won by the search's move
+    lost = game_of(tuple(range(210, 219)), search_first=False)  # lost on the opponent's
+    games = [(GOMOKU, game) for game in (opened, answered, won, lost)]
+    found = positions(games, every=1, answered=True)
+    expected_plies = [*range(3, 38, 2), 3, 5, 3, 5, 7]
+    assert [len(before) for _rules, before in found] == expected_plies
     assert all(len(before) % 2 == 1 for _rules, before in found)  # O to move
     assert found[0][1] == tuple(range(100, 103))  # the first reply, after the opening's stones
+    # Never the position before the search's move that ended its game; always its own
+    # move before the opponent's that did.
+    assert found[-4][1] == tuple(range(200, 205))
+    assert found[-1][1] == tuple(range(210, 217))
 
 
 def test_a_rating_is_the_searchs_move_and_the_judges_standing_after_it() -> None:
