@@ -23,6 +23,7 @@ from flask.testing import FlaskClient
 from packaging.markers import Marker
 
 from scripts.servers import RunningServer
+from service.api.admission import Release
 from service.game.board import Board
 from service.game.rules import Rules
 from tests import search_reference as brute
@@ -262,3 +263,31 @@ def run_short_script(module: str, *arguments: str, tables_dir: Path) -> str:
     if result.stderr.strip():
         print(result.stderr[-3000:])  # noqa: T201 -- the reason, when it failed
     return result.stdout
+
+
+class Heard:
+    """A search listener that keeps what it hears."""
+
+    def __init__(self) -> None:
+        self.searches: list[tuple[str, float, int, int]] = []
+        self.refusals: list[str] = []
+
+    def searched(self, method: str, seconds: float, depth: int, nodes: int) -> None:
+        self.searches.append((method, seconds, depth, nodes))
+
+    def refused(self, asked: str) -> None:
+        self.refusals.append(asked)
+
+
+class TakenSlots:
+    """Search slots that are all taken, as under load: every search is refused, and the
+    soonest slot's search has 7.2 s of its budget left."""
+
+    def try_take(self, seconds: float) -> Release | None:
+        return None
+
+    def free_in(self) -> float:
+        return 7.2
+
+    def free(self) -> int:
+        return 0

@@ -23,6 +23,7 @@ from service.api.problems import HTTP_CODES, MALFORMED_REQUEST
 from service.game.legality import Illegality
 from service.game.moves import MovesProblem
 from service.game.rules import RulesProblem
+from service.game.swap2 import Swap2Problem
 from service.ops.composition import create_service
 from service.ops.environment import Settings
 from tests.helpers import ServiceFactory, without_time
@@ -119,6 +120,7 @@ def test_every_problem_code_the_service_can_give_is_documented() -> None:
     raised = set(re.findall(r'(?:Problem|Busy)\(\s*\d{3},\s*"([a-z_]+)"', source))
     given = {reason.code for reason in Illegality} | set(HTTP_CODES.values()) | raised
     given |= {problem.code for problem in RulesProblem} | {problem.code for problem in MovesProblem}
+    given |= {problem.code for problem in Swap2Problem}
     assert {"malformed_json", "not_ready", "invalid_request", MALFORMED_REQUEST} <= given
     assert given == DOCUMENTED_CODES
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import swap2 as swap2_benchmark
 from benchmarks.gomocup import EVALUATION, Game, play, record, recorded
 from benchmarks.judge import (
     MATE_VALUE,
@@ -23,7 +24,9 @@ from benchmarks.judge import (
     value_of,
     worst_move,
 )
+from service.game.board import Board
 from service.game.rules import Rules, Variant
+from service.game.swap2 import Decision, canonical_openings
 
 BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
 EVALUATING_BRAIN = [*BRAIN, "--eval"]
@@ -145,3 +148,26 @@ def test_the_worst_position_is_searched_again_and_judged(search_first: bool) -> 
         assert judged_as == f"-{judges_value((*before, move), search_first)}"
     row = recheck_table([(game, plies, "-300", found)], [20, 40]).splitlines()[2]
     assert row.startswith(f"| 0 | {'first' if search_first else 'second'} | {plies} | -300 |")
+
+
+# --- benchmarks.swap2: the service's Swap2 decisions against the judge's values ---
+
+
+def test_the_swap2_benchmark_sets_the_services_side_beside_the_judges() -> None:
+    """The tests' brain, playing white, values an opening at its white stone's col + row +
+    1: always above 0, so it takes white, and agrees where the service plays white's move."""
+    rows = swap2_benchmark.judged(EVALUATING_BRAIN, GOMOKU, budget_ms=20, judge_ms=50)
+    assert [row.stones for row in rows] == list(canonical_openings(Board.empty(GOMOKU)))
+    for row in rows:
+        white = row.stones[1]
+        assert row.judges_value == white % 15 + white // 15 + 1
+        assert row.agrees is (row.decision is Decision.MOVE)
+        assert row.decision is (Decision.SWAP if row.evaluation < 0 else Decision.MOVE)
+    chosen = rows[5].stones
+    printed = swap2_benchmark.table(rows, chosen)
+    agreeing = sum(row.decision is Decision.MOVE for row in rows)
+    assert f"The same side as the judge in {agreeing} of 26 openings." in printed
+    # The judge's values are 14 to 16 (white beside the centre, 7,7): the placed opening's
+    # rank is among the openings of its white stone's value.
+    value = chosen[1] % 15 + chosen[1] // 15 + 1
+    assert f"the judge's value for white {value}, ranked" in printed

@@ -19,40 +19,19 @@ from service.game.rules import Rules
 from service.game.search import EXACT_EMPTY_CELLS
 from tests import search_reference as brute
 from tests.family_reference import Game, move_results
-from tests.helpers import FOURS_IN_SEVEN, GOMOKU_OPENING, post_move, reference_game
+from tests.helpers import (
+    FOURS_IN_SEVEN,
+    GOMOKU_OPENING,
+    Heard,
+    TakenSlots,
+    post_move,
+    reference_game,
+)
 
 #: 7x7, five in a row, X to move: an open four, so a win at once (cell 14 or 19).
 OPEN_FOUR = "...............XXXX...OOO................O......."
 #: 7x7, five in a row, X to move: no win at once, but X makes an open four: a win in three.
 OPEN_THREE = "O.....................XXX.................O.....O"
-
-
-class Heard:
-    """A search listener that keeps what it hears."""
-
-    def __init__(self) -> None:
-        self.searches: list[tuple[str, float, int, int]] = []
-        self.refusals: list[str] = []
-
-    def searched(self, method: str, seconds: float, depth: int, nodes: int) -> None:
-        self.searches.append((method, seconds, depth, nodes))
-
-    def refused(self, asked: str) -> None:
-        self.refusals.append(asked)
-
-
-class TakenSlots:
-    """Search slots that are all taken, as under load: every search is refused, and the
-    soonest slot's search has 7.2 s of its budget left."""
-
-    def try_take(self, seconds: float) -> Release | None:
-        return None
-
-    def free_in(self) -> float:
-        return 7.2
-
-    def free(self) -> int:
-        return 0
 
 
 SearchApp = Callable[..., Flask]

@@ -172,6 +172,7 @@ class Asked(enum.Enum):
     MOVE = "move"
     ANALYSIS = "analysis"
     BATCH = "batch"
+    SWAP2 = "swap2"
 
 
 class Busy(Problem):

@@ -17,10 +17,17 @@ from cachetools import LRUCache
 
 from service.api.admission import Admission, Asked, BatchBudget
 from service.api.problems import REQUEST_FAILURES, Problem, problem_for
-from service.api.schemas import AnalysisResponse, MoveRequest, MoveResponse
+from service.api.schemas import (
+    AnalysisResponse,
+    MoveRequest,
+    MoveResponse,
+    Swap2Request,
+    Swap2Response,
+)
 from service.game.difficulty import Difficulty
 from service.game.engine import Engine
 from service.game.position import Position
+from service.game.swap2 import decide, step_of
 
 #: What an entry costs beyond its body: the key (a board and its cells), the cache's own
 #: bookkeeping (three dictionaries and an order) and the bytes object's header: about 1,500
@@ -152,6 +159,16 @@ class Answers:
                 self._told(outcome)
                 results.append(answer.body)
         return b'{"results":[' + b",".join(results) + b"]}"
+
+    def swap2(self, request: Swap2Request) -> bytes:
+        """Return the JSON Swap2 decision on a request's game, searched within its budget
+        and a search slot (never cached: it depends on the time the search had)."""
+        budget_ms = self._admission.budget_ms(request.budget_ms)
+        step = step_of(request.to_board())
+        with self._admission.slot(Asked.SWAP2, budget_ms) as threads:
+            choice = decide(step, budget_ms / 1000, threads=threads)
+        self._admission.heard(choice.found)
+        return Swap2Response.from_choice(choice, budget_ms).model_dump_json().encode()
 
     def _plan(self, request: MoveRequest) -> Planned:
         """Check a request before any work: its budget, its position, whether it searches."""

@@ -13,6 +13,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from service.game.legality import IllegalPosition
 from service.game.moves import InvalidMoves
 from service.game.rules import InvalidRules
+from service.game.swap2 import InvalidOpening
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -111,9 +112,11 @@ class Problem(Exception):
 
 
 #: The failures of the domain and of validation that a request can cause, each answered 422.
-REQUEST_FAILURES = (ValidationError, InvalidRules, InvalidMoves, IllegalPosition)
+REQUEST_FAILURES = (ValidationError, InvalidRules, InvalidMoves, IllegalPosition, InvalidOpening)
 #: What a request can fail with: a problem raised on purpose, or one of REQUEST_FAILURES.
-RequestFailure = Problem | ValidationError | InvalidRules | InvalidMoves | IllegalPosition
+RequestFailure = (
+    Problem | ValidationError | InvalidRules | InvalidMoves | IllegalPosition | InvalidOpening
+)
 
 
 def problem_for(error: RequestFailure) -> Problem:
@@ -129,6 +132,8 @@ def problem_for(error: RequestFailure) -> Problem:
     if isinstance(error, InvalidMoves):
         at: list[str | int] = ["moves"] if error.index is None else ["moves", error.index]
         return _unprocessable(error.problem.code, error.detail, at)
+    if isinstance(error, InvalidOpening):
+        return _unprocessable(error.problem.code, error.detail, [error.field])
     # A board no game reaches, or a player who is not to move.
     return _unprocessable(
         error.reason.code, error.detail, ["player" if error.about_player else "board"]

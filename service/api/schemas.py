@@ -31,6 +31,7 @@ from service.game.moves import Game, InvalidMoves, MovesProblem, game_after
 from service.game.renju import Foul
 from service.game.rules import MAX_SIDE, Variant, rules_for
 from service.game.search import Method, SearchResult
+from service.game.swap2 import Decision, Swap2Choice
 
 #: A mark in either case: clients write 'x' as often as 'X', which Mark's values do not know.
 MARKS = {"X": Mark.X, "x": Mark.X, "O": Mark.O, "o": Mark.O}
@@ -164,6 +165,54 @@ class RulesRequest(BaseModel):
 NO_RULES = RulesRequest()
 
 
+def _board_unless_moves(data: Any) -> Any:
+    """Return a request's fields with the board marked required where `moves` does not
+    give the game (`NO_BOARD`), so that its absence is reported beside any other field's."""
+    if isinstance(data, dict) and data.get("moves") is None and "board" not in data:
+        return {**data, "board": NO_BOARD}
+    return data
+
+
+def _game_of(
+    board: ShapedCells | None, moves: tuple[int, ...] | None, named: RulesRequest | None
+) -> Game:
+    """Return the board under the rules named, or implied by its shape; or the game the
+    moves play (with a renju foul that ended it), on the board the rules name (3x3 when
+    they name no size).
+
+    Raise InvalidRules, saying why, for rules outside the family or a board that does not
+    fit them; InvalidMoves for moves that no game plays, or moves with a board.
+    """
+    given = named or NO_RULES
+    # Validation gives one of the two (`_board_unless_moves`); neither would be no move yet.
+    if moves is not None or board is None:
+        if board is not None:
+            raise InvalidMoves(
+                MovesProblem.BOARD_AND_MOVES, "give the game as board or as moves, not both"
+            )
+        rows = given.rows or given.cols or 3
+        cols = given.cols or given.rows or 3
+        rules = rules_for(
+            rows * cols,
+            rows=rows,
+            cols=cols,
+            k=given.k,
+            misere=given.misere,
+            variant=given.variant,
+        )
+        return game_after(moves or (), rules)
+    rules = rules_for(
+        len(board),
+        board_rows=board.rows,
+        rows=given.rows,
+        cols=given.cols,
+        k=given.k,
+        misere=given.misere,
+        variant=given.variant,
+    )
+    return Game(Board(tuple(board), rules))
+
+
 class MoveRequest(BaseModel):
     """A board, in any accepted encoding, its rules, and optionally who is to move on it."""
 
@@ -187,49 +236,15 @@ class MoveRequest(BaseModel):
     def _board_or_moves(cls, data: Any) -> Any:
         """Without `moves`, a request is validated as before they existed: its board is
         required, its absence reported in its place beside any other field's failure."""
-        if isinstance(data, dict) and data.get("moves") is None and "board" not in data:
-            return {**data, "board": NO_BOARD}
-        return data
+        return _board_unless_moves(data)
 
     def to_board(self) -> Board:
         """Return the board of the game sent (`to_game`)."""
         return self.to_game().board
 
     def to_game(self) -> Game:
-        """Return the board under the rules named, or implied by its shape; or the game the
-        moves play (with a renju foul that ended it), on the board the rules name (3x3 when
-        they name no size).
-
-        Raise InvalidRules, saying why, for rules outside the family or a board that does
-        not fit them; InvalidMoves for moves that no game plays, or moves with a board.
-        """
-        given = self.rules or NO_RULES
-        if self.moves is not None:
-            if self.board is not None:
-                raise InvalidMoves(
-                    MovesProblem.BOARD_AND_MOVES, "give the game as board or as moves, not both"
-                )
-            rows = given.rows or given.cols or 3
-            cols = given.cols or given.rows or 3
-            rules = rules_for(
-                rows * cols,
-                rows=rows,
-                cols=cols,
-                k=given.k,
-                misere=given.misere,
-                variant=given.variant,
-            )
-            return game_after(self.moves, rules)
-        rules = rules_for(
-            len(self.board),
-            board_rows=self.board.rows,
-            rows=given.rows,
-            cols=given.cols,
-            k=given.k,
-            misere=given.misere,
-            variant=given.variant,
-        )
-        return Game(Board(tuple(self.board), rules))
+        """Return the game sent, as a board or as moves, under its rules (`_game_of`)."""
+        return _game_of(self.board, self.moves, self.rules)
 
     @property
     def deterministic(self) -> bool:
@@ -482,3 +497,58 @@ class BatchRequest(BaseModel):
 
     # Any value in the list: each item is validated, and refused, in its own slot.
     requests: Annotated[list[Any], Field(strict=True, max_length=MAX_BATCH)]
+
+
+class Swap2Request(BaseModel):
+    """A game at a step of Swap2 (no stones, the opening's three, or five), as a board or as
+    moves, its rules, and the search's budget."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # As a move request's (MoveRequest): required unless `moves` gives the game.
+    board: BoardCells = None  # type: ignore[assignment]
+    rules: RulesRequest | None = None
+    budget_ms: StrictInt | None = None
+    moves: Annotated[tuple[int, ...] | None, PlainValidator(_parse_moves)] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _board_or_moves(cls, data: Any) -> Any:
+        """The board is required unless `moves` gives the game, as in a move request."""
+        return _board_unless_moves(data)
+
+    def to_board(self) -> Board:
+        """Return the board of the game sent, as a board or as moves (`_game_of`)."""
+        return _game_of(self.board, self.moves, self.rules).board
+
+
+class Swap2Response(BaseModel):
+    """A Swap2 decision: the stones it places, the side it takes, and the search behind it."""
+
+    decision: Decision
+    stones: tuple[int, ...]
+    side: Mark | None
+    board: tuple[str, ...]
+    next_player: Mark
+    #: The search's estimate for white, to move in the position decided on (the opening
+    #: placed, or the position sent), from the mean of its last two depths.
+    evaluation: float
+    rules: RulesResponse
+    search: SearchResponse
+
+    @classmethod
+    def from_choice(cls, choice: Swap2Choice, budget_ms: int) -> Swap2Response:
+        """Serialize a Swap2 decision; `budget_ms` is what its searches were given in all."""
+        found = choice.found
+        return cls(
+            decision=choice.decision,
+            stones=choice.stones,
+            side=choice.side,
+            board=tuple("" if cell is None else cell.value for cell in choice.board.cells),
+            next_player=choice.next_player,
+            evaluation=found.two_depth_evaluation,
+            rules=RulesResponse.model_validate(choice.board.rules),
+            search=SearchResponse.from_search(
+                found, evaluation=found.evaluation, budget_ms=budget_ms
+            ),
+        )

@@ -7,7 +7,7 @@ from flask import Blueprint, Response, current_app, request
 from service.api.json_body import read_json_body
 from service.api.long_work import step_aside
 from service.api.problems import Problem
-from service.api.schemas import BatchRequest, MoveRequest
+from service.api.schemas import BatchRequest, MoveRequest, Swap2Request
 from service.api.services import services
 
 api = Blueprint("api", __name__)
@@ -59,6 +59,13 @@ def best_moves() -> Response:
     step_aside()
     batch = BatchRequest.model_validate(read_json_body())
     return json_response(services().answers.moves(batch.requests))
+
+
+@api.post("/v1/swap2")
+def swap2() -> Response:
+    """Answer a Swap2 player's decision on the posted opening: its stones, a swap or a move."""
+    swap2_request = Swap2Request.model_validate(read_json_body())
+    return json_response(services().answers.swap2(swap2_request))
 
 
 @api.get("/healthz")

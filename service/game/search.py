@@ -123,6 +123,11 @@ class SearchResult:
     depth: int
     nodes: int
     seconds: float
+    #: The heuristic search's estimate from the mean of its last two depths' values (the
+    #: `evaluation` where fewer finished, or where an end was seen or proven): the leaves
+    #: of five in a row favour the side that moved last at them, each side at one of the
+    #: two depths, so that the mean weighs the two sides alike (Swap2's choice of a side).
+    two_depth_evaluation: float
     #: A proven win whose length is not known exactly: it takes at most this many plies.
     wins_within: int | None = None
 
@@ -199,6 +204,8 @@ class Search:
         self.exact_run_plies = RENJU_EXACT_PLIES if fouls else EXACT_RUN_PLIES
         self.exact_move_plies = RENJU_EXACT_PLIES if fouls else EXACT_MOVE_PLIES
         self.nodes = 0
+        #: The root's value at each depth the heuristic search finished, the first first.
+        self.depth_values: list[int] = []
         # Its size follows from the budget, never beyond transposition.TABLE_BYTES.
         entries = new_table(slots_for(seconds) if table_slots is None else table_slots)
         marks = np.array(self.position.cells, dtype=np.int64)
@@ -358,6 +365,7 @@ class Search:
             tree = self.shared_tree(self.threads)
             move, value, depth = tree.deepen(self._fallback_move(legal), self.position.empty)
             self.nodes = tree.nodes()
+            self.depth_values = tree.depth_values
         else:
             move, value, depth = self._deepen(legal)
         return self._result(move, value, Method.HEURISTIC, depth, proven=False)
@@ -383,6 +391,7 @@ class Search:
                     best_move = stopped
                 break
             best_move, best_value, finished = move, value, depth
+            self.depth_values.append(value)
             if abs(value) > HEURISTIC_LIMIT:
                 break  # an end was seen; deeper looks do not change the choice
         return best_move, best_value, finished
@@ -456,6 +465,10 @@ class Search:
         """Return a result; with a `bound`, a proven win of at most that many plies, whose
         exact length (and so its score) is not known."""
         score, evaluation = self._judged(value, proven=proven and bound is None)
+        two_depth_evaluation = evaluation
+        last_two = self.depth_values[-2:] if method is Method.HEURISTIC else []
+        if len(last_two) == 2 and all(abs(value) <= HEURISTIC_LIMIT for value in last_two):
+            two_depth_evaluation = self._judged(sum(last_two) // 2, proven=False)[1]
         return SearchResult(
             move=move,
             proven=proven,
@@ -466,6 +479,7 @@ class Search:
             nodes=self.nodes,
             seconds=time.perf_counter() - self.started,
             wins_within=bound,
+            two_depth_evaluation=two_depth_evaluation,
         )
 
     def _judged(self, value: int, *, proven: bool) -> tuple[int | None, float]:

@@ -90,6 +90,8 @@ class SharedTree:
         self.stopped = threading.Event()
         #: The root move searched in full and best so far at the depth being searched.
         self.root_best: int | None = None
+        #: The root's value at each depth finished, the first depth first.
+        self.depth_values: list[int] = []
 
     def nodes(self) -> int:
         """Return the nodes every thread has searched, the main kernel's count included."""
@@ -124,6 +126,7 @@ class SharedTree:
                     best_move = stopped
                 break
             best_move, best_value, finished = move, found, depth
+            self.depth_values.append(found)
             if abs(found) > HEURISTIC_LIMIT:
                 break  # an end was seen; deeper looks do not change the choice
         return best_move, best_value, finished

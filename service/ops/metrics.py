@@ -73,7 +73,7 @@ class Metrics:
         self.search_refusals = Counter(
             "bestmove_search_refusals",
             "Searches refused with 503 busy because every search slot was taken, by what was "
-            "asked: a move, an analysis or a batch.",
+            "asked: a move, an analysis, a batch or a Swap2 decision.",
             ["request"],
             registry=self.registry,
         )

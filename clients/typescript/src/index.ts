@@ -19,6 +19,10 @@ export type AnalysisResponse = Schemas["AnalysisResponse"];
 export type RankedMove = Schemas["RankedMove"];
 /** Beyond 4x4: what the search did for an answer, and whether its result is proven. */
 export type SearchReport = Schemas["SearchReport"];
+/** The stones of a Swap2 opening (none, three or five), as a board or as moves, its rules and a search budget. */
+export type Swap2Request = Schemas["Swap2Request"];
+/** A Swap2 decision: the opener's three stones, a swap (take black) or white's move, and the search behind it. */
+export type Swap2Response = Schemas["Swap2Response"];
 /** An RFC 9457 problem, with the service's stable `code`. */
 export type Problem = Schemas["Problem"];
 export type ProblemCode = Problem["code"];
@@ -126,6 +130,11 @@ export class BestmoveClient {
   async moves(requests: MoveRequest[]): Promise<BatchResult[]> {
     const answer = await this.post<Schemas["BatchResponse"]>("/v1/moves", { requests });
     return answer.results;
+  }
+
+  /** The Swap2 opening decision on its stones: three to place, a swap, or white's move. */
+  swap2(request: Swap2Request): Promise<Swap2Response> {
+    return this.post<Swap2Response>("/v1/swap2", request);
   }
 
   /** Whether the service should get traffic: resolves when ready, throws `not_ready` if not. */

@@ -119,6 +119,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/swap2": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id to follow this request through logs. Kept if it is 1-128 characters of
+                 *     letters, digits and `._:/+=-`; otherwise the service makes a new one.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A Swap2 opening decision
+         * @description Swap2 is the opening rule of gomoku's tournaments: the opener places three stones
+         *     (black, white, black: X, O, X); the other player takes black (a swap: the opener then
+         *     plays white's fourth stone), stays white and plays the fourth stone, or places two
+         *     more (white, then black) and lets the opener choose: take black, or stay white and
+         *     play the sixth stone. Send the stones on the board (none, the opening's three, or
+         *     five, as `board` or as `moves` in order) and the service makes that step's decision
+         *     with its search, within `budget_ms`: on an empty board it places the one of renju's
+         *     26 openings (black on the centre, white beside it, black within two cells) whose
+         *     evaluation is nearest 0, each searched with an equal share of the budget; on three or
+         *     five stones it swaps where white's evaluation is below 0, and otherwise plays white's
+         *     move. It never places two stones (a player may; the service then decides on five).
+         *     Gomocup's `SWAP2BOARD` answers are these three. Five in a row on a board of at least
+         *     5x5, any variant, not misère: otherwise 422 `swap2_rules`; any other stones: 422
+         *     `swap2_stones`.
+         */
+        post: operations["postSwap2"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -537,6 +576,47 @@ export interface components {
              */
             wins_within_plies: number | null;
         };
+        /**
+         * @description The stones of a Swap2 opening (none, the opening's three, or five) as a board in any
+         *     of the accepted encodings or as the moves played (`moves`, exactly one of the two),
+         *     its rules (five in a row on a board of at least 5x5), and how long the search may
+         *     take. Without `moves`, `board` is required (422 `invalid_request`); with both, 422
+         *     `board_and_moves`.
+         */
+        Swap2Request: {
+            board?: components["schemas"]["Board"];
+            moves?: components["schemas"]["Moves"];
+            rules?: components["schemas"]["RulesInput"] | null;
+            budget_ms?: components["schemas"]["BudgetMs"] | null;
+        };
+        /** @description A Swap2 decision, the stones it places, the side it takes and the search behind it. */
+        Swap2Response: {
+            /**
+             * @description `place`: the opener's three stones (on an empty board). `swap`: take black; the
+             *     other player moves next, as white. `move`: stay white and play white's stone.
+             * @enum {string}
+             */
+            decision: "place" | "swap" | "move";
+            /** @description The cells the decision places, in order: three for `place`, one for `move`, none for `swap`. */
+            stones: number[];
+            /** @description The side the service takes: `X` (black) after a swap, `O` (white) after a move; null after placing the opening (the other player chooses next). */
+            side: components["schemas"]["Mark"] | null;
+            /** @description The board after the stones, flat, as in a move's answer. */
+            board: ("X" | "O" | "")[];
+            /** @description Who plays the next stone on that board: O after a swap or the opening, X after a move. */
+            next_player: components["schemas"]["Mark"];
+            /**
+             * @description The search's estimate for white, to move in the position decided on (the opening
+             *     placed, or the stones sent), from -1 to 1: the mean of its last two depths'
+             *     values, since the leaves favour the side that moved last at them (`search.evaluation`
+             *     is the last depth's alone). The service swaps below 0, and places the opening
+             *     nearest 0.
+             */
+            evaluation: number;
+            rules: components["schemas"]["Rules"];
+            /** @description The search of the position decided on: for `place`, of the opening placed, which had a 26th of `budget_ms`. */
+            search: components["schemas"]["SearchReport"];
+        };
         /** @enum {string} */
         Outcome: "win" | "draw" | "loss";
         /** @enum {string} */
@@ -562,7 +642,7 @@ export interface components {
              * @description Stable for programs. The codes of the game's rules and of the service's own checks come first (`both_players_lost` and `loser_not_last_to_move` are the misère forms of two rules); then one code for each error status the HTTP layer can give, so that no failure leaves with a code outside this list (most are never sent: see the table of errors in docs/API.md).
              * @enum {string}
              */
-            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "variant_with_misere" | "renju_k" | "renju_board_too_small" | "black_moves_first" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
+            code: "malformed_json" | "invalid_request" | "play_after_win" | "both_players_won" | "mark_count_gap" | "winner_not_last_to_move" | "wrong_player" | "both_players_lost" | "loser_not_last_to_move" | "rows_out_of_range" | "cols_out_of_range" | "k_out_of_range" | "board_does_not_fit" | "variant_with_misere" | "renju_k" | "renju_board_too_small" | "black_moves_first" | "move_out_of_range" | "move_repeated" | "move_after_end" | "board_and_moves" | "budget_out_of_range" | "batch_budget_exceeded" | "swap2_rules" | "swap2_stones" | "busy" | "not_ready" | "malformed_request" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "gone" | "length_required" | "precondition_failed" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "expectation_failed" | "im_a_teapot" | "misdirected_request" | "locked" | "failed_dependency" | "precondition_required" | "too_many_requests" | "headers_too_large" | "unavailable_for_legal_reasons" | "internal_error" | "not_implemented" | "bad_gateway" | "gateway_timeout" | "http_version_not_supported";
             /** @description For 422 answers, every reason with its location in the body; in a batch's slot of `results`, the location within that item. */
             errors?: components["schemas"]["FieldError"][];
         };
@@ -917,6 +997,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResponse"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["BodyTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["Unprocessable"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    postSwap2: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id to follow this request through logs. Kept if it is 1-128 characters of
+                 *     letters, digits and `._:/+=-`; otherwise the service makes a new one.
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Swap2Request"];
+            };
+        };
+        responses: {
+            /** @description The decision, the stones it places and the side it takes. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Swap2Response"];
                 };
             };
             400: components["responses"]["MalformedJson"];

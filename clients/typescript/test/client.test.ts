@@ -112,6 +112,18 @@ describe("against the live service", () => {
     expect(freestyle).not.toHaveProperty("forbidden");
   });
 
+  it("makes Swap2's opening decisions, and refuses a game at no step of it", async () => {
+    const rules = { rows: 15, cols: 15, k: 5 };
+    const opening = await client.swap2({ moves: [], rules, budget_ms: 100 });
+    expect(opening.decision).toBe("place");
+    expect(opening.stones).toHaveLength(3);
+    expect(opening.board.filter((mark) => mark !== "")).toHaveLength(3);
+    const choice = await client.swap2({ moves: opening.stones, rules, budget_ms: 100 });
+    expect(choice.decision).toBe(choice.evaluation < 0 ? "swap" : "move");
+    const error = await failure(client.swap2({ moves: [112, 97], rules }));
+    expect(error.code).toBe("swap2_stones");
+  });
+
   it("refuses a budget out of range with its own code", async () => {
     const error = await failure(client.move({ board: ".".repeat(49), budget_ms: 0 }));
     expect(error.code).toBe("budget_out_of_range");

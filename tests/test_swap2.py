@@ -1,0 +1,303 @@
+"""Swap2: the opener's three stones are one of renju's 26 openings, the one the search
+finds nearest even; a side is chosen by the sign of white's evaluation; games at no step of
+Swap2 are refused with a reason, over HTTP as problems."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from service.api.app import create_app
+from service.api.app_settings import AppSettings
+from service.game.board import Board, Mark
+from service.game.engine import Engine
+from service.game.rules import Rules, Variant
+from service.game.search import Method, SearchResult
+from service.game.swap2 import (
+    Decision,
+    InvalidOpening,
+    Swap2Problem,
+    canonical_openings,
+    decide,
+    decide_with,
+    step_of,
+)
+from tests.helpers import Heard, TakenSlots
+
+GOMOKU = Rules(15, 15, 5)
+
+
+def board_of(rules: Rules, x: tuple[int, ...] = (), o: tuple[int, ...] = ()) -> Board:
+    board = Board.empty(rules)
+    for cell in x:
+        board = board.play(cell, Mark.X)
+    for cell in o:
+        board = board.play(cell, Mark.O)
+    return board
+
+
+def found(move: int, evaluation: float) -> SearchResult:
+    """A heuristic search's result, as a stand-in searcher returns it."""
+    return SearchResult(move, False, None, evaluation, Method.HEURISTIC, 4, 100, 0.01, evaluation)
+
+
+# --- the openings ---
+
+
+def offsets(rules: Rules, cells: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    """The cells as (row, column) offsets from the board's centre."""
+    centre = (rules.rows // 2, rules.cols // 2)
+    return tuple((row - centre[0], col - centre[1]) for row, col in map(rules.coordinates, cells))
+
+
+def symmetric(opening: tuple[tuple[int, int], ...]) -> frozenset[tuple[tuple[int, int], ...]]:
+    """An opening's images under the square's eight symmetries about the centre."""
+    images = set()
+    for swap, flip_row, flip_col in itertools.product((False, True), (1, -1), (1, -1)):
+        images.add(
+            tuple(
+                ((col, row) if swap else (row, col))
+                for row, col in ((flip_row * r, flip_col * c) for r, c in opening)
+            )
+        )
+    return frozenset(images)
+
+
+def test_the_openings_are_renjus_26_each_shape_once() -> None:
+    """Black on the centre, white on one of its 8 neighbours, black's second stone on any
+    other cell of the 5x5 square: 184 placements, 26 shapes up to symmetry, each placed once."""
+    openings = [offsets(GOMOKU, stones) for stones in canonical_openings(Board.empty(GOMOKU))]
+    square: list[tuple[int, int]] = [(row, col) for row in range(-2, 3) for col in range(-2, 3)]
+    placements = [
+        ((0, 0), white, black)
+        for white in square
+        if max(map(abs, white)) == 1
+        for black in square
+        if black not in ((0, 0), white)
+    ]
+    shapes = {symmetric(placement) for placement in placements}
+    assert (len(placements), len(shapes)) == (184, 26)
+    assert {symmetric(opening) for opening in openings} == shapes
+    assert len(openings) == 26
+    direct = [opening for opening in openings if abs(opening[1][0]) + abs(opening[1][1]) == 1]
+    assert len(direct) == 13
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(5, 5), (6, 9), (15, 15), (20, 20), (5, 20)])
+def test_the_openings_sit_on_the_centre_of_every_board_that_holds_them(
+    rows: int, cols: int
+) -> None:
+    rules = Rules(rows, cols, 5)
+    for stones in canonical_openings(Board.empty(rules)):
+        assert len(set(stones)) == 3
+        assert all(0 <= cell < rules.cell_count for cell in stones)
+        assert offsets(rules, stones)[0] == (0, 0)
+        assert all(max(map(abs, offset)) <= 2 for offset in offsets(rules, stones))
+
+
+# --- the decisions ---
+
+
+def test_the_opener_places_the_opening_nearest_even_the_first_of_equals() -> None:
+    empty = Board.empty(GOMOKU)
+    openings = canonical_openings(empty)
+    # Far from even but for the 4th (0.02), the 10th (-0.01) and the 20th (0.01): the
+    # 10th and 20th are the nearest, and the 10th comes first.
+    values = {stones: -0.4 if index % 2 else 0.3 for index, stones in enumerate(openings)}
+    values[openings[3]], values[openings[9]], values[openings[19]] = 0.02, -0.01, 0.01
+    asked: list[float] = []
+
+    def searcher(board: Board, seconds: float) -> SearchResult:
+        asked.append(seconds)
+        assert (board.count(Mark.X), board.count(Mark.O)) == (2, 1)
+        stones = next(stones for stones in openings if board.cells[stones[1]] is Mark.O
+                      and board.cells[stones[2]] is Mark.X)  # fmt: skip
+        return found(0, values[stones])
+
+    choice = decide_with(step_of(empty), 2.6, searcher)
+    assert (choice.decision, choice.stones, choice.side) == (Decision.PLACE, openings[9], None)
+    assert choice.board == board_of(GOMOKU, (openings[9][0], openings[9][2]), (openings[9][1],))
+    assert choice.next_player is Mark.O
+    assert asked == [pytest.approx(0.1)] * 26  # the budget in equal shares
+
+
+@pytest.mark.parametrize(
+    ("x", "o"), [((112, 80), (97,)), ((112, 80, 81), (97, 96))], ids=["three stones", "five"]
+)
+@pytest.mark.parametrize(
+    ("evaluation", "decision"),
+    [(-0.2, Decision.SWAP), (-0.0001, Decision.SWAP), (0.0, Decision.MOVE), (0.3, Decision.MOVE)],
+)
+def test_a_side_is_chosen_by_the_sign_of_whites_evaluation(
+    x: tuple[int, ...], o: tuple[int, ...], evaluation: float, decision: Decision
+) -> None:
+    board = board_of(GOMOKU, x, o)
+    choice = decide_with(step_of(board), 0.25, lambda _board, _seconds: found(113, evaluation))
+    assert choice.decision is decision
+    if decision is Decision.SWAP:
+        assert (choice.stones, choice.side, choice.board) == ((), Mark.X, board)
+        assert choice.next_player is Mark.O  # the other player, now white
+    else:
+        assert (choice.stones, choice.side) == ((113,), Mark.O)
+        assert choice.board == board.play(113, Mark.O)
+        assert choice.next_player is Mark.X
+
+
+def test_the_search_takes_black_against_an_open_three_and_white_with_the_initiative() -> None:
+    """Searched, not stood in for: black's open three in the middle, white's stones in
+    the corners; then white's two in the middle, black's in the corners."""
+    against_three = decide(step_of(board_of(GOMOKU, (111, 112, 113), (0, 14))), 0.25)
+    assert (against_three.decision, against_three.side) == (Decision.SWAP, Mark.X)
+    assert against_three.found.two_depth_evaluation < 0
+    with_initiative = decide(step_of(board_of(GOMOKU, (0, 14, 210), (112, 113))), 0.25)
+    assert (with_initiative.decision, with_initiative.side) == (Decision.MOVE, Mark.O)
+    assert with_initiative.found.two_depth_evaluation > 0
+    assert with_initiative.board.cells[with_initiative.stones[0]] is Mark.O
+
+
+def test_the_search_places_one_of_the_openings() -> None:
+    empty = Board.empty(GOMOKU)
+    choice = decide(step_of(empty), 0.26)
+    assert choice.decision is Decision.PLACE
+    assert choice.stones in canonical_openings(empty)
+    assert abs(choice.found.two_depth_evaluation) < 1
+
+
+# --- games at no step of Swap2 ---
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(15, 15, 4), Rules(15, 15, 5, misere=True), Rules(4, 20, 5), Rules(3, 3, 3)],
+    ids=["four in a row", "misere", "4x20", "tic-tac-toe"],
+)
+def test_swap2_is_for_five_in_a_row_on_boards_of_5x5_or_more(rules: Rules) -> None:
+    with pytest.raises(InvalidOpening) as refused:
+        step_of(Board.empty(rules))
+    assert refused.value.problem is Swap2Problem.RULES
+    assert rules.describe() in refused.value.detail
+
+
+@pytest.mark.parametrize(
+    ("x", "o"),
+    [((112,), ()), ((112,), (97,)), ((112, 80), (97, 96)), ((112, 80, 81, 82), (97, 96))],
+)
+def test_swap2_decides_on_no_stones_three_or_five(x: tuple[int, ...], o: tuple[int, ...]) -> None:
+    with pytest.raises(InvalidOpening) as refused:
+        step_of(board_of(GOMOKU, x, o))
+    assert refused.value.problem is Swap2Problem.STONES
+    assert f"not with {len(x)} X and {len(o)} O" in refused.value.detail
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_every_variant_has_its_steps(variant: Variant) -> None:
+    rules = Rules(15, 15, 5, variant=variant)
+    for x, o in (((), ()), ((112, 80), (97,)), ((112, 80, 81), (97, 96))):
+        board = board_of(rules, x, o)
+        assert step_of(board).board == board
+
+
+# --- over HTTP ---
+
+
+def swap2(client: FlaskClient, body: dict[str, Any]) -> Any:
+    response = client.post("/v1/swap2", json=body)
+    assert response.status_code == 200, response.get_json()
+    assert response.mimetype == "application/json"
+    return response.get_json()
+
+
+def test_the_opener_gets_three_stones_and_the_board_after_them(client: FlaskClient) -> None:
+    answer = swap2(client, {"moves": [], "rules": {"rows": 15, "cols": 15, "k": 5}})
+    assert answer["decision"] == "place"
+    assert tuple(answer["stones"]) in canonical_openings(Board.empty(GOMOKU))
+    black, white, second = answer["stones"]
+    expected = [""] * 225
+    expected[black] = expected[second] = "X"
+    expected[white] = "O"
+    assert answer["board"] == expected
+    assert (answer["side"], answer["next_player"]) == (None, "O")
+    assert answer["rules"] == {
+        "rows": 15,
+        "cols": 15,
+        "k": 5,
+        "misere": False,
+        "variant": "freestyle",
+    }
+    assert answer["search"]["method"] == "heuristic"
+    assert answer["search"]["budget_ms"] == 250
+
+
+@pytest.mark.parametrize("variant", ["freestyle", "renju"])
+def test_the_other_player_takes_a_side_by_whites_evaluation(
+    client: FlaskClient, variant: str
+) -> None:
+    rules = {"rows": 15, "cols": 15, "k": 5, "variant": variant}
+    answer = swap2(client, {"moves": [112, 97, 80], "rules": rules, "budget_ms": 100})
+    assert answer["rules"]["variant"] == variant
+    assert answer["decision"] == ("swap" if answer["evaluation"] < 0 else "move")
+    on_board = [cell for cell, mark in enumerate(answer["board"]) if mark]
+    if answer["decision"] == "swap":
+        assert (answer["stones"], answer["side"], answer["next_player"]) == ([], "X", "O")
+        assert on_board == [80, 97, 112]
+    else:
+        (stone,) = answer["stones"]
+        assert (answer["side"], answer["next_player"], answer["board"][stone]) == ("O", "X", "O")
+        assert sorted(on_board) == sorted([80, 97, 112, stone])
+
+
+def test_five_stones_may_come_as_a_board(client: FlaskClient) -> None:
+    board = ["."] * 225
+    for cell in (0, 14, 210):
+        board[cell] = "X"
+    for cell in (112, 113):
+        board[cell] = "O"
+    answer = swap2(client, {"board": "".join(board), "rules": {"k": 5}, "budget_ms": 250})
+    assert (answer["decision"], answer["side"], answer["next_player"]) == ("move", "O", "X")
+    assert answer["evaluation"] > 0
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "loc"),
+    [
+        ({"moves": []}, "swap2_rules", ["rules"]),
+        ({"moves": [], "rules": {"rows": 15, "k": 5, "misere": True}}, "swap2_rules", ["rules"]),
+        ({"moves": [112, 97], "rules": {"rows": 15, "k": 5}}, "swap2_stones", ["board"]),
+        ({"board": "X" + "." * 224, "rules": {"k": 5}}, "swap2_stones", ["board"]),
+        ({"moves": [], "board": "." * 225, "rules": {"k": 5}}, "board_and_moves", ["moves"]),
+        ({"moves": [225], "rules": {"rows": 15, "k": 5}}, "move_out_of_range", ["moves", 0]),
+        (
+            {"moves": [], "rules": {"rows": 15, "k": 5}, "budget_ms": 0},
+            "budget_out_of_range",
+            ["budget_ms"],
+        ),
+        (
+            {"moves": [], "rules": {"rows": 15, "k": 5}, "player": "X"},
+            "invalid_request",
+            ["player"],
+        ),
+        ({"rules": {"rows": 15, "k": 5}}, "invalid_request", ["board"]),
+    ],
+)
+def test_a_game_at_no_step_of_swap2_is_refused_with_a_reason(
+    client: FlaskClient, body: dict[str, Any], code: str, loc: list[Any]
+) -> None:
+    response = client.post("/v1/swap2", json=body)
+    assert response.status_code == 422
+    assert response.mimetype == "application/problem+json"
+    problem = response.get_json()
+    assert problem["code"] == code
+    assert problem["errors"][0]["loc"] == loc
+
+
+def test_a_decision_without_a_free_slot_is_refused_busy(engine: Engine) -> None:
+    heard = Heard()
+    app = create_app(AppSettings(), engine=engine, search_slots=TakenSlots(), on_search=heard)
+    response = app.test_client().post(
+        "/v1/swap2", json={"moves": [], "rules": {"rows": 15, "k": 5}}
+    )
+    assert (response.status_code, response.get_json()["code"]) == (503, "busy")
+    assert (heard.refusals, heard.searches) == (["swap2"], [])
