@@ -2,9 +2,10 @@
 
 On each of renju's 26 openings (`service.game.swap2.canonical_openings`, 15x15 five in a
 row, `--variant`), white to move: the side the service takes there (`decide`, within
-`--budget-ms`, on every core as an idle server searches) with its evaluation for white,
-and the judge's value for white (a Gomocup brain that reports its evaluation, as Rapfi
-does, `--judge-ms` a position); whether the two would take the same side (black where
+`--budget-ms`, on every core as an idle server searches) with its evaluation for white
+(the mean of the search's last two depths', and the last depth's alone), and the judge's
+value for white (a Gomocup brain that reports its evaluation, as Rapfi does,
+`--judge-ms` a position); whether the two would take the same side (black where
 white's value is below 0). Then the opening the service places on the empty board, and
 where it stands among the 26 by the judge's value: the nearer 0, the less the other
 player's choice gains it.
@@ -33,7 +34,9 @@ class Judged:
 
     stones: tuple[int, int, int]
     decision: Decision
+    #: The service's evaluation for white: the mean of its last two depths', and the last's.
     evaluation: float
+    last_depth_evaluation: float
     #: The judge's value for white, to move; None where it sent none.
     judges_value: int | None
 
@@ -69,14 +72,20 @@ def judged(command: list[str], rules: Rules, budget_ms: int, judge_ms: int) -> l
     for stones in canonical_openings(empty):
         choice = decide(step_of(placed(empty, stones)), budget_ms / 1000, threads=cores())
         value = judges_value_for_white(command, rules, stones, judge_ms)
-        found.append(Judged(stones, choice.decision, choice.found.two_depth_evaluation, value))
+        searched = choice.found
+        found.append(
+            Judged(
+                stones, choice.decision, searched.two_depth_evaluation, searched.evaluation, value
+            )
+        )
     return found
 
 
 def table(rows: list[Judged], chosen: tuple[int, ...]) -> str:
     """Return the openings' table, the agreement and where the placed opening stands."""
     lines = [
-        "| opening (cells) | service | its evaluation, white | judge's value, white | same side |",
+        "| opening (cells) | service | its evaluation for white: two depths, the last | "
+        "judge's value, white | same side |",
         "|---|---|---|---|---|",
     ]
     for row in rows:
@@ -84,7 +93,7 @@ def table(rows: list[Judged], chosen: tuple[int, ...]) -> str:
         value = "?" if row.judges_value is None else str(row.judges_value)
         lines.append(
             f"| {', '.join(map(str, row.stones))} | {row.decision.value} | "
-            f"{row.evaluation:+.4f} | {value} | {same} |"
+            f"{row.evaluation:+.4f}, {row.last_depth_evaluation:+.4f} | {value} | {same} |"
         )
     known = [row for row in rows if row.judges_value is not None]
     agreeing = sum(bool(row.agrees) for row in known)

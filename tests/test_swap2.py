@@ -5,17 +5,22 @@ Swap2 are refused with a reason, over HTTP as problems."""
 from __future__ import annotations
 
 import itertools
+import math
+from pathlib import Path
 from typing import Any
 
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the lock
 import pytest
+import yaml
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.api.app_settings import AppSettings
 from service.game.board import Board, Mark
+from service.game.compiled.evaluation import SHAPE_SCALE
 from service.game.engine import Engine
 from service.game.rules import Rules, Variant
-from service.game.search import Method, SearchResult
+from service.game.search import Method, Search, SearchResult, search
 from service.game.swap2 import (
     Decision,
     InvalidOpening,
@@ -109,19 +114,27 @@ def test_the_opener_places_the_opening_nearest_even_the_first_of_equals() -> Non
     values = {stones: -0.4 if index % 2 else 0.3 for index, stones in enumerate(openings)}
     values[openings[3]], values[openings[9]], values[openings[19]] = 0.02, -0.01, 0.01
     asked: list[float] = []
+    now = [0.0]
 
     def searcher(board: Board, seconds: float) -> SearchResult:
         asked.append(seconds)
+        now[0] += seconds * (2 if len(asked) == 1 else 1)  # the first takes twice its share
         assert (board.count(Mark.X), board.count(Mark.O)) == (2, 1)
         stones = next(stones for stones in openings if board.cells[stones[1]] is Mark.O
                       and board.cells[stones[2]] is Mark.X)  # fmt: skip
         return found(0, values[stones])
 
-    choice = decide_with(step_of(empty), 2.6, searcher)
+    choice = decide_with(step_of(empty), 2.6, searcher, clock=lambda: now[0])
     assert (choice.decision, choice.stones, choice.side) == (Decision.PLACE, openings[9], None)
     assert choice.board == board_of(GOMOKU, (openings[9][0], openings[9][2]), (openings[9][1],))
     assert choice.next_player is Mark.O
-    assert asked == [pytest.approx(0.1)] * 26  # the budget in equal shares
+    assert choice.found is choice.searches[9]
+    assert [found.evaluation for found in choice.searches] == [values[o] for o in openings]
+    # The budget in equal shares of the time left: the first search's overrun is taken
+    # from the other 25 alike, and the budget is kept.
+    assert asked[0] == pytest.approx(0.1)
+    assert asked[1:] == [pytest.approx(2.4 / 25)] * 25
+    assert now[0] == pytest.approx(2.6)
 
 
 @pytest.mark.parametrize(
@@ -158,12 +171,37 @@ def test_the_search_takes_black_against_an_open_three_and_white_with_the_initiat
     assert with_initiative.board.cells[with_initiative.stones[0]] is Mark.O
 
 
-def test_the_search_places_one_of_the_openings() -> None:
+def test_the_search_places_the_opening_it_finds_nearest_even() -> None:
     empty = Board.empty(GOMOKU)
     choice = decide(step_of(empty), 0.26)
     assert choice.decision is Decision.PLACE
-    assert choice.stones in canonical_openings(empty)
-    assert abs(choice.found.two_depth_evaluation) < 1
+    openings = canonical_openings(empty)
+    assert len(choice.searches) == len(openings)
+    nearest = min(range(26), key=lambda at: abs(choice.searches[at].two_depth_evaluation))
+    assert (choice.stones, choice.found) == (openings[nearest], choice.searches[nearest])
+    assert all(found.depth >= 2 for found in choice.searches)  # a mean of two depths
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_two_depth_evaluation_is_the_mean_of_the_last_two_depths_values(threads: int) -> None:
+    """The search keeps each finished depth's root value; the last alone gives
+    `evaluation`, the mean of the last two `two_depth_evaluation`, on one thread or two."""
+    board = board_of(GOMOKU, (112, 80), (97,))
+    searched = Search(board, Mark.O, 0.1, threads=threads)
+    result = searched.run()
+    assert result.method is Method.HEURISTIC
+    assert len(searched.depth_values) == result.depth >= 2
+    before, last = searched.depth_values[-2:]
+    assert result.evaluation == round(math.tanh(last / SHAPE_SCALE), 4)
+    assert result.two_depth_evaluation == round(math.tanh((before + last) // 2 / SHAPE_SCALE), 4)
+    assert result.two_depth_evaluation != result.evaluation
+
+
+def test_a_proven_result_is_its_own_two_depth_evaluation() -> None:
+    """Where no heuristic depth decides (the rules, a threat win), the two agree."""
+    wins_at_once = board_of(Rules(15, 15, 5), (112, 113, 114, 115), (0, 1, 2))
+    result = search(wins_at_once, Mark.X, 0.1)
+    assert (result.proven, result.evaluation, result.two_depth_evaluation) == (True, 1.0, 1.0)
 
 
 # --- games at no step of Swap2 ---
@@ -203,11 +241,20 @@ def test_every_variant_has_its_steps(variant: Variant) -> None:
 # --- over HTTP ---
 
 
+SPEC = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
+ANSWER_SCHEMA = jsonschema.Draft202012Validator(
+    {"$ref": "#/components/schemas/Swap2Response", "components": SPEC["components"]}
+)
+
+
 def swap2(client: FlaskClient, body: dict[str, Any]) -> Any:
+    """Post a Swap2 request; return its answer, held to the contract's schema."""
     response = client.post("/v1/swap2", json=body)
     assert response.status_code == 200, response.get_json()
     assert response.mimetype == "application/json"
-    return response.get_json()
+    answer = response.get_json()
+    assert list(ANSWER_SCHEMA.iter_errors(answer)) == []
+    return answer
 
 
 def test_the_opener_gets_three_stones_and_the_board_after_them(client: FlaskClient) -> None:
@@ -249,6 +296,15 @@ def test_the_other_player_takes_a_side_by_whites_evaluation(
         assert sorted(on_board) == sorted([80, 97, 112, stone])
 
 
+def test_the_other_player_takes_black_against_an_open_three(client: FlaskClient) -> None:
+    rules = {"rows": 15, "cols": 15, "k": 5}
+    # Black's open three in the middle row, white's stones in the corners: the opener's
+    # three and the two more, as a game in order.
+    answer = swap2(client, {"moves": [111, 0, 112, 14, 113], "rules": rules})
+    assert (answer["decision"], answer["side"], answer["stones"]) == ("swap", "X", [])
+    assert answer["evaluation"] < 0
+
+
 def test_five_stones_may_come_as_a_board(client: FlaskClient) -> None:
     board = ["."] * 225
     for cell in (0, 14, 210):
@@ -265,7 +321,7 @@ def test_five_stones_may_come_as_a_board(client: FlaskClient) -> None:
     [
         ({"moves": []}, "swap2_rules", ["rules"]),
         ({"moves": [], "rules": {"rows": 15, "k": 5, "misere": True}}, "swap2_rules", ["rules"]),
-        ({"moves": [112, 97], "rules": {"rows": 15, "k": 5}}, "swap2_stones", ["board"]),
+        ({"moves": [112, 97], "rules": {"rows": 15, "k": 5}}, "swap2_stones", ["moves"]),
         ({"board": "X" + "." * 224, "rules": {"k": 5}}, "swap2_stones", ["board"]),
         ({"moves": [], "board": "." * 225, "rules": {"k": 5}}, "board_and_moves", ["moves"]),
         ({"moves": [225], "rules": {"rows": 15, "k": 5}}, "move_out_of_range", ["moves", 0]),

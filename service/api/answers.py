@@ -164,10 +164,11 @@ class Answers:
         """Return the JSON Swap2 decision on a request's game, searched within its budget
         and a search slot (never cached: it depends on the time the search had)."""
         budget_ms = self._admission.budget_ms(request.budget_ms)
-        step = step_of(request.to_board())
+        step = step_of(request.to_board(), as_moves=request.moves is not None)
         with self._admission.slot(Asked.SWAP2, budget_ms) as threads:
             choice = decide(step, budget_ms / 1000, threads=threads)
-        self._admission.heard(choice.found)
+        for found in choice.searches:
+            self._admission.heard(found)
         return Swap2Response.from_choice(choice, budget_ms).model_dump_json().encode()
 
     def _plan(self, request: MoveRequest) -> Planned:

@@ -465,6 +465,8 @@ class Search:
         """Return a result; with a `bound`, a proven win of at most that many plies, whose
         exact length (and so its score) is not known."""
         score, evaluation = self._judged(value, proven=proven and bound is None)
+        if bound is not None:
+            evaluation = 1.0
         two_depth_evaluation = evaluation
         last_two = self.depth_values[-2:] if method is Method.HEURISTIC else []
         if len(last_two) == 2 and all(abs(value) <= HEURISTIC_LIMIT for value in last_two):
@@ -473,7 +475,7 @@ class Search:
             move=move,
             proven=proven,
             score=score,
-            evaluation=1.0 if bound is not None else evaluation,
+            evaluation=evaluation,
             method=method,
             depth=depth,
             nodes=self.nodes,

@@ -13,6 +13,7 @@ least. Gomocup's `SWAP2BOARD` answers are these: three stones, `SWAP`, or a move
 from __future__ import annotations
 
 import enum
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -39,14 +40,11 @@ class Swap2Problem(Reason):
 class InvalidOpening(Refusal):
     """Raised for a game that is not at a step of Swap2, saying why."""
 
-    def __init__(self, problem: Swap2Problem, detail: str) -> None:
+    def __init__(self, problem: Swap2Problem, detail: str, field: str = "rules") -> None:
         super().__init__(problem, detail)
         self.problem = problem
-
-    @property
-    def field(self) -> str:
-        """Return which part of a request is at fault: the rules, or the board's stones."""
-        return "rules" if self.problem is Swap2Problem.RULES else "board"
+        #: Which part of a request is at fault: the rules, or the stones (board or moves).
+        self.field = field
 
 
 class Decision(enum.Enum):
@@ -75,6 +73,8 @@ class Swap2Choice:
     #: The search of the position decided on, white to move: the opening placed, or the
     #: position as sent.
     found: SearchResult
+    #: Every search the decision made, in order: the 26 openings', or the one.
+    searches: tuple[SearchResult, ...]
 
     @property
     def next_player(self) -> Mark:
@@ -121,10 +121,10 @@ class Swap2Step:
     board: Board
 
 
-def step_of(board: Board) -> Swap2Step:
+def step_of(board: Board, *, as_moves: bool = False) -> Swap2Step:
     """Return the board as a step of Swap2; raise InvalidOpening, saying why, unless it is
     one: five in a row, not misère, on a board of at least 5x5, with no stones, or the
-    opening's three, or five."""
+    opening's three, or five (the stones at fault: the moves, for a game sent `as_moves`)."""
     rules = board.rules
     if rules.k != SWAP2_K or rules.misere or min(rules.rows, rules.cols) < OPENING_SQUARE:
         raise InvalidOpening(
@@ -138,6 +138,7 @@ def step_of(board: Board) -> Swap2Step:
             Swap2Problem.STONES,
             f"Swap2 decides on a board with no stones, with the opening's three (2 X and 1 "
             f"O) or with five (3 X and 2 O), not with {marks[0]} X and {marks[1]} O",
+            "moves" if as_moves else "board",
         )
     return Swap2Step(board)
 
@@ -152,24 +153,33 @@ def decide(step: Swap2Step, budget_seconds: float, *, threads: int = 1) -> Swap2
     return decide_with(step, budget_seconds, for_white)
 
 
-def decide_with(step: Swap2Step, budget_seconds: float, searcher: Searcher) -> Swap2Choice:
+def decide_with(
+    step: Swap2Step,
+    budget_seconds: float,
+    searcher: Searcher,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Swap2Choice:
     """Return the Swap2 decision at a step, each position valued by `searcher` for white:
     on an empty board the canonical opening whose evaluation is nearest 0 (each given an
-    equal share of the budget; the first of equals); else a swap where white's evaluation
-    is below 0, and white's move where it is not."""
+    equal share of the time left, by `clock`; the first of equals); else a swap where
+    white's evaluation is below 0, and white's move where it is not."""
     board = step.board
     if board.count(Mark.X) == 0:
         openings = canonical_openings(board)
-        share = budget_seconds / len(openings)
+        deadline = clock() + budget_seconds
         valued = []
-        for stones in openings:
+        for index, stones in enumerate(openings):
             placed = board
             for stone, mark in zip(stones, (Mark.X, Mark.O, Mark.X), strict=True):
                 placed = placed.play(stone, mark)
+            # What a search takes beyond its share comes out of the later ones'.
+            share = max(0.0, deadline - clock()) / (len(openings) - index)
             valued.append((placed, stones, searcher(placed, share)))
         placed, stones, found = min(valued, key=lambda option: abs(option[2].two_depth_evaluation))
-        return Swap2Choice(Decision.PLACE, stones, None, placed, found)
+        searches = tuple(option[2] for option in valued)
+        return Swap2Choice(Decision.PLACE, stones, None, placed, found, searches)
     found = searcher(board, budget_seconds)
     if found.two_depth_evaluation < 0:
-        return Swap2Choice(Decision.SWAP, (), Mark.X, board, found)
-    return Swap2Choice(Decision.MOVE, (found.move,), Mark.O, board.play(found.move, Mark.O), found)
+        return Swap2Choice(Decision.SWAP, (), Mark.X, board, found, (found,))
+    after = board.play(found.move, Mark.O)
+    return Swap2Choice(Decision.MOVE, (found.move,), Mark.O, after, found, (found,))
