@@ -143,10 +143,10 @@ export interface paths {
          *     play the sixth stone. Send the stones on the board (none, the opening's three, or
          *     five, as `board` or as `moves` in order) and the service makes that step's decision
          *     with its search, within `budget_ms`: on an empty board it places the one of renju's
-         *     26 openings (black on the centre, white beside it, black within two cells) whose
-         *     evaluation is nearest 0, each searched with an equal share of the budget; on three or
-         *     five stones it swaps where white's evaluation is below 0, and otherwise plays white's
-         *     move. It never places two stones (a player may; the service then decides on five).
+         *     26 openings (black on the centre, white beside it or diagonally, black within two
+         *     cells) whose evaluation is nearest 0, each searched with an equal share of the time
+         *     left; on three or five stones it swaps where white's evaluation is below 0, and
+         *     otherwise plays white's move. It never places two stones (a player may; the service then decides on five).
          *     Gomocup's `SWAP2BOARD` answers are these three. Five in a row on a board of at least
          *     5x5, any variant, not misère: otherwise 422 `swap2_rules`; any other stones: 422
          *     `swap2_stones`.
