@@ -821,6 +821,8 @@ def test_under_renju_whites_run_of_fours_may_end_on_a_four_black_may_not_stop() 
         if proven:
             assert (result.move, result.method) == (fills, Method.THREATS)
             assert (result.score, result.wins_within) == (None, 5)
+            # A bound's evaluation, a win: no mean of depths (Swap2's side).
+            assert result.evaluation == result.two_depth_evaluation == 1.0
             assert (ranked.wins_within, ranked.moves[0].move) == (5, fills)
         else:
             assert ranked.wins_within is None

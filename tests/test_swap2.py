@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,17 @@ from service.game.swap2 import (
     decide_with,
     step_of,
 )
+from service.game.warmup import prepare
 from tests.helpers import Heard, TakenSlots
 
 GOMOKU = Rules(15, 15, 5)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> None:
+    """The compiled search loaded before any search is timed: loading it from the cache
+    takes a few hundred milliseconds, which the first search's budget would pay."""
+    prepare()
 
 
 def board_of(rules: Rules, x: tuple[int, ...] = (), o: tuple[int, ...] = ()) -> Board:
@@ -135,6 +144,32 @@ def test_the_opener_places_the_opening_nearest_even_the_first_of_equals() -> Non
     assert asked[0] == pytest.approx(0.1)
     assert asked[1:] == [pytest.approx(2.4 / 25)] * 25
     assert now[0] == pytest.approx(2.6)
+
+
+def test_openings_searched_one_depth_only_are_not_compared_with_the_others() -> None:
+    """The first search overruns the whole budget: the other 25 get no time, finish one
+    depth (a value that leans with its parity) and are not compared with it."""
+    empty = Board.empty(GOMOKU)
+    openings = canonical_openings(empty)
+    asked: list[float] = []
+    now = [0.0]
+
+    def searcher(board: Board, seconds: float) -> SearchResult:
+        asked.append(seconds)
+        if len(asked) == 1:
+            now[0] += 2.6
+            return found(0, -0.3)
+        return replace(found(0, 0.0), depth=1)
+
+    choice = decide_with(step_of(empty), 2.6, searcher, clock=lambda: now[0])
+    assert asked == [pytest.approx(0.1)] + [0.0] * 25
+    assert (choice.stones, choice.found) == (openings[0], choice.searches[0])
+    # Were every search one depth only, they would all be compared.
+    shallow = iter([0.5] * 7 + [0.01] + [0.5] * 18)
+    alike = decide_with(
+        step_of(empty), 2.6, lambda _board, _seconds: replace(found(0, next(shallow)), depth=1)
+    )
+    assert alike.stones == openings[7]
 
 
 @pytest.mark.parametrize(
@@ -296,7 +331,7 @@ def test_the_other_player_takes_a_side_by_whites_evaluation(
         assert sorted(on_board) == sorted([80, 97, 112, stone])
 
 
-def test_the_other_player_takes_black_against_an_open_three(client: FlaskClient) -> None:
+def test_the_opener_takes_black_on_five_stones_against_an_open_three(client: FlaskClient) -> None:
     rules = {"rows": 15, "cols": 15, "k": 5}
     # Black's open three in the middle row, white's stones in the corners: the opener's
     # three and the two more, as a game in order.
@@ -357,3 +392,15 @@ def test_a_decision_without_a_free_slot_is_refused_busy(engine: Engine) -> None:
     )
     assert (response.status_code, response.get_json()["code"]) == (503, "busy")
     assert (heard.refusals, heard.searches) == (["swap2"], [])
+
+
+def test_every_search_of_a_decision_is_heard(engine: Engine) -> None:
+    """The metrics count each of the 26 searches of an opening placed, and the one of a side."""
+    heard = Heard()
+    client = create_app(AppSettings(), engine=engine, on_search=heard).test_client()
+    rules = {"rows": 15, "cols": 15, "k": 5}
+    swap2(client, {"moves": [], "rules": rules, "budget_ms": 52})
+    assert len(heard.searches) == 26
+    swap2(client, {"moves": [112, 97, 80], "rules": rules, "budget_ms": 20})
+    assert len(heard.searches) == 27
+    assert {method for method, *_ in heard.searches} == {"heuristic"}

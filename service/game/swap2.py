@@ -161,8 +161,9 @@ def decide_with(
 ) -> Swap2Choice:
     """Return the Swap2 decision at a step, each position valued by `searcher` for white:
     on an empty board the canonical opening whose evaluation is nearest 0 (each given an
-    equal share of the time left, by `clock`; the first of equals); else a swap where
-    white's evaluation is below 0, and white's move where it is not."""
+    equal share of the time left, by `clock`; among those searched two depths or proven,
+    if any; the first of equals); else a swap where white's evaluation is below 0, and
+    white's move where it is not."""
     board = step.board
     if board.count(Mark.X) == 0:
         openings = canonical_openings(board)
@@ -175,7 +176,11 @@ def decide_with(
             # What a search takes beyond its share comes out of the later ones'.
             share = max(0.0, deadline - clock()) / (len(openings) - index)
             valued.append((placed, stones, searcher(placed, share)))
-        placed, stones, found = min(valued, key=lambda option: abs(option[2].two_depth_evaluation))
+        # A search that finished one depth only (its share spent before it started) has
+        # no mean of two, and its one value leans with the parity: compared only when
+        # every search is such.
+        settled = [option for option in valued if _settled(option[2])] or valued
+        placed, stones, found = min(settled, key=lambda option: abs(option[2].two_depth_evaluation))
         searches = tuple(option[2] for option in valued)
         return Swap2Choice(Decision.PLACE, stones, None, placed, found, searches)
     found = searcher(board, budget_seconds)
@@ -183,3 +188,8 @@ def decide_with(
         return Swap2Choice(Decision.SWAP, (), Mark.X, board, found, (found,))
     after = board.play(found.move, Mark.O)
     return Swap2Choice(Decision.MOVE, (found.move,), Mark.O, after, found, (found,))
+
+
+def _settled(found: SearchResult) -> bool:
+    """Return whether a search's two-depth evaluation is a mean of two depths, or proven."""
+    return found.proven or found.depth >= 2

@@ -608,13 +608,14 @@ export interface components {
             /**
              * @description The search's estimate for white, to move in the position decided on (the opening
              *     placed, or the stones sent), from -1 to 1: the mean of its last two depths'
-             *     values, since the leaves favour the side that moved last at them (`search.evaluation`
-             *     is the last depth's alone). The service swaps below 0, and places the opening
+             *     values (its one value where only one depth finished, an end was seen, or the
+             *     result is proven), since the leaves favour the side that moved last at them
+             *     (`search.evaluation` is the last depth's alone). The service swaps below 0, and places the opening
              *     nearest 0.
              */
             evaluation: number;
             rules: components["schemas"]["Rules"];
-            /** @description The search of the position decided on: for `place`, of the opening placed, which had a 26th of `budget_ms`. */
+            /** @description The search of the position decided on: for `place`, of the opening placed, which had an equal share of the time left (about a 26th of `budget_ms`). */
             search: components["schemas"]["SearchReport"];
         };
         /** @enum {string} */
