@@ -20,9 +20,9 @@ from dataclasses import dataclass, replace
 
 from benchmarks.judge import judge_position, value_of
 from service.api.app_settings import cores
-from service.game.board import Board, Mark
+from service.game.board import Board
 from service.game.rules import Rules, Variant
-from service.game.swap2 import Decision, canonical_openings, decide, step_of
+from service.game.swap2 import Decision, canonical_openings, decide, step_of, with_opening
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
@@ -48,13 +48,6 @@ class Judged:
         return (self.judges_value < 0) == (self.decision is Decision.SWAP)
 
 
-def placed(board: Board, stones: tuple[int, ...]) -> Board:
-    """Return the board with an opening's stones on it: black, white, black."""
-    for stone, mark in zip(stones, (Mark.X, Mark.O, Mark.X), strict=True):
-        board = board.play(stone, mark)
-    return board
-
-
 def judges_value_for_white(
     command: list[str], rules: Rules, stones: tuple[int, ...], judge_ms: int
 ) -> int | None:
@@ -70,7 +63,7 @@ def judged(command: list[str], rules: Rules, budget_ms: int, judge_ms: int) -> l
     empty = Board.empty(rules)
     found = []
     for stones in canonical_openings(empty):
-        choice = decide(step_of(placed(empty, stones)), budget_ms / 1000, threads=cores())
+        choice = decide(step_of(with_opening(empty, stones)), budget_ms / 1000, threads=cores())
         value = judges_value_for_white(command, rules, stones, judge_ms)
         searched = choice.found
         found.append(

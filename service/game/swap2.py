@@ -114,6 +114,13 @@ def canonical_openings(board: Board) -> tuple[tuple[int, int, int], ...]:
     return tuple(found)
 
 
+def with_opening(board: Board, stones: tuple[int, ...]) -> Board:
+    """Return the board with an opening's three stones on it: black, white, black."""
+    for stone, mark in zip(stones, (Mark.X, Mark.O, Mark.X), strict=True):
+        board = board.play(stone, mark)
+    return board
+
+
 @dataclass(frozen=True, slots=True)
 class Swap2Step:
     """A board at a step of Swap2, checked once (`step_of`)."""
@@ -170,9 +177,7 @@ def decide_with(
         deadline = clock() + budget_seconds
         valued = []
         for index, stones in enumerate(openings):
-            placed = board
-            for stone, mark in zip(stones, (Mark.X, Mark.O, Mark.X), strict=True):
-                placed = placed.play(stone, mark)
+            placed = with_opening(board, stones)
             # What a search takes beyond its share comes out of the later ones'.
             share = max(0.0, deadline - clock()) / (len(openings) - index)
             valued.append((placed, stones, searcher(placed, share)))

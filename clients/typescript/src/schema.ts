@@ -146,8 +146,8 @@ export interface paths {
          *     26 openings (black on the centre, white beside it or diagonally, black within two
          *     cells) whose evaluation is nearest 0, each searched with an equal share of the time
          *     left; on three or five stones it swaps where white's evaluation is below 0, and
-         *     otherwise plays white's move. It never places two stones (a player may; the service then decides on five).
-         *     Gomocup's `SWAP2BOARD` answers are these three. Five in a row on a board of at least
+         *     otherwise plays white's move. It never places two stones (a player may; the service
+         *     then decides on five). Gomocup's `SWAP2BOARD` answers are these three. Five in a row on a board of at least
          *     5x5, any variant, not misère: otherwise 422 `swap2_rules`; any other stones: 422
          *     `swap2_stones`.
          */
@@ -610,8 +610,8 @@ export interface components {
              *     placed, or the stones sent), from -1 to 1: the mean of its last two depths'
              *     values (its one value where only one depth finished, an end was seen, or the
              *     result is proven), since the leaves favour the side that moved last at them
-             *     (`search.evaluation` is the last depth's alone). The service swaps below 0, and places the opening
-             *     nearest 0.
+             *     (`search.evaluation` is the last depth's alone). The service swaps below 0, and
+             *     places the opening nearest 0.
              */
             evaluation: number;
             rules: components["schemas"]["Rules"];
