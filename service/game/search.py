@@ -95,6 +95,12 @@ __all__ = [
 #: Below this many empty cells, every line of play is searched to the end: exact.
 EXACT_EMPTY_CELLS = 8
 
+#: Boards of more cells than the tables hold read a shaped search's value on the fitted
+#: scale (`compiled.evaluation.SHAPE_SCALE`), within this limit; the smaller ones, whose
+#: answers never change, as before.
+CALIBRATED_ABOVE_CELLS = 16
+CALIBRATED_LIMIT = 0.98
+
 _Found = TypeVar("_Found")
 
 
@@ -500,13 +506,15 @@ class Search:
                 evaluation *= 0.99  # the heuristic search saw an end it has not proven
         elif proven:
             evaluation = 0.0
+        elif not compiled.state.keeps_shapes(self.kernel) or self.misere:
+            evaluation = math.tanh(value / (2 * self.position.geometry.weights[self.rules.k]))
+        elif self.rules.cell_count <= CALIBRATED_ABOVE_CELLS:
+            evaluation = math.tanh(value / compiled.evaluation.SMALL_BOARD_SHAPE_SCALE)
         else:
-            scale = (
-                compiled.evaluation.SHAPE_SCALE
-                if compiled.state.keeps_shapes(self.kernel) and not self.misere
-                else 2 * self.position.geometry.weights[self.rules.k]
-            )
-            evaluation = math.tanh(value / scale)
+            # A leaf the shapes decide is worth far more than the scale: it reads below
+            # an end the tree saw (0.99), as it did before the fit.
+            evaluation = math.tanh(value / compiled.evaluation.SHAPE_SCALE)
+            evaluation = max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, evaluation))
         return score, round(evaluation, 4)
 
 

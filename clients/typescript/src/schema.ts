@@ -548,7 +548,9 @@ export interface components {
              * @description The search's estimate for the mover, from -1 (lost) to 1 (won): exactly 1, 0 or -1
              *     when proven; a heuristic end seen in the pruned tree is 0.99 or -0.99; otherwise
              *     tanh of the window count, or in five in a row (every variant) of the shapes each
-             *     side could make next (near 0.0 on an even opening).
+             *     side could make next (near 0.0 on an even opening). In five in a row on a board
+             *     of more than 16 cells it is calibrated, within -0.98 to 0.98: (1 + evaluation) / 2
+             *     is about the chance of winning a strong engine (Rapfi) gives the mover.
              */
             evaluation: number;
             /**
