@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Iterator
@@ -428,7 +429,10 @@ def test_gomoku_plays_by_its_address_and_says_the_move_was_searched(page: Page) 
     assert cells.count("O") == 1  # the computer plays O, as the player keeps X
     assert cells.count("") == 224
     expect(page.page.locator("#engine")).to_have_text(
-        re.compile(r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven\.$")
+        re.compile(
+            r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven; "
+            r"the computer's chance about \d+ %\.$"
+        )
     )
     computer_move = cells.index("O")
     assert "last" in (page.page.get_attribute(f".cell[data-cell='{computer_move}']", "class") or "")
@@ -461,6 +465,99 @@ def test_a_proven_search_says_what_it_proved(page: Page, served: tuple[str, Flas
     expect(page.page.locator("#engine")).to_have_text(
         "Proven (threats): the computer wins within 7 plies."
     )
+
+
+@pytest.mark.parametrize(
+    ("game", "rules", "shown"),
+    [
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, True),
+        # Misère's evaluation is no chance of winning: left out.
+        ("rows=7&cols=7&k=4&misere=1", {"rows": 7, "cols": 7, "k": 4, "misere": True}, False),
+    ],
+)
+def test_a_searched_move_shows_its_chance_where_the_evaluation_reads_as_one(
+    page: Page, served: tuple[str, Flask], game: str, rules: dict[str, Any], shown: bool
+) -> None:
+    _, app = served
+    body = {"moves": [24], "rules": rules, "budget_ms": 50}
+    answer = app.test_client().post("/v1/move", json=body).get_json()
+    assert answer["search"]["method"] == "heuristic"
+    page.page.goto(page.base_url + f"/?{game}&difficulty=perfect")
+    page.wait_for_turn_or_end()
+    page.page.route(
+        "**/v1/move",
+        lambda route: route.fulfill(status=200, content_type="application/json", json=answer),
+    )
+    page.page.click(".cell[data-cell='0']")
+    chance = math.floor((1 + answer["search"]["evaluation"]) / 2 * 100 + 0.5)  # JS's Math.round
+    ending = f"; the computer's chance about {chance} %." if shown else "."
+    expect(page.page.locator("#engine")).to_have_text(
+        re.compile(
+            r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven"
+            + re.escape(ending)
+            + "$"
+        )
+    )
+
+
+# --- Swap2, gomoku's opening rule ---
+
+
+@pytest.mark.parametrize("side", ["X", "O"])
+def test_swap2_the_computer_opens_and_the_player_takes_a_side(page: Page, side: str) -> None:
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2&difficulty=medium")
+    expect(page.page.locator("#status")).to_have_text(re.compile("^Take a side"))
+    opening = page.cells()
+    assert (opening.count("X"), opening.count("O")) == (2, 1)
+    assert page.page.locator(".cell:enabled").count() == 0  # no move before a side
+    page.page.click(f"#take-{side.lower()}")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {side})")
+    expect(page.page.locator("#sides")).to_be_hidden()
+    # O moves after the opening: the computer at once if the player took X.
+    after = page.cells()
+    assert (after.count("X"), after.count("O")) == ((2, 2) if side == "X" else (2, 1))
+    # The game goes on as any other, and its address opens it again.
+    query = parse_qs(urlparse(page.page.url).query)
+    assert query["mark"] == [side]
+    assert len(query["moves"][0].split(",")) == (4 if side == "X" else 3)
+
+
+@pytest.mark.parametrize(
+    ("stones", "decision", "you"),
+    [
+        # X's two stones side by side in the middle, O's in a corner: the computer swaps.
+        ((112, 0, 113), "swap", "O"),
+        # X's in two corners, O's in the middle: it plays O's stone.
+        ((0, 112, 14), "move", "X"),
+    ],
+)
+def test_swap2_the_player_opens_and_the_computer_chooses(
+    page: Page, served: tuple[str, Flask], stones: tuple[int, ...], decision: str, you: str
+) -> None:
+    _, app = served
+    rules = {"rows": 15, "cols": 15}
+    answer = app.test_client().post("/v1/swap2", json={"moves": stones, "rules": rules})
+    assert answer.get_json()["decision"] == decision  # the service's own choice here
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2-you")
+    expect(page.page.locator("#status")).to_have_text("Swap2: place your opening's first X")
+    expect(page.page.locator("#hint")).to_be_disabled()
+    for cell in stones:
+        page.page.click(f".cell[data-cell='{cell}']")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
+    cells = page.cells()
+    assert [cells[cell] for cell in stones] == ["X", "O", "X"]
+    assert cells.count("O") == (1 if decision == "swap" else 2)
+
+
+def test_swap2_on_a_game_it_is_not_for_says_why(page: Page) -> None:
+    page.page.goto(page.base_url + "/?rows=3&cols=3&first=swap2")
+    expect(page.page.locator("#status")).to_have_text(re.compile("^Not a game: .*five in a row"))
+    expect(page.page.locator("#sides")).to_be_hidden()
+    # The browser logs the refusal it was shown; nothing else.
+    assert [error for error in page.errors if "status of 422" not in error] == []
+    page.errors.clear()
 
 
 def test_the_page_shows_the_computer_thinking(page: Page) -> None:

@@ -12,6 +12,7 @@ const page = {
   settings: document.getElementById("settings"),
   rules: document.getElementById("rules"),
   engine: document.getElementById("engine"),
+  sides: document.getElementById("sides"),
 };
 
 // The page's address can name a game and its settings, so that a link opens it:
@@ -57,6 +58,8 @@ const game = {
   lastMove: null,
   // Under renju, the cells the service says black may not play, when black is to move.
   forbidden: new Set(),
+  // Swap2's opening, while it lasts: who places the three stones ("computer" or "you").
+  opening: null,
 };
 
 // The position as the service takes it. Under renju, the moves in order: whether black's
@@ -103,7 +106,7 @@ function render() {
     }
     cell.setAttribute("aria-label", describe(index));
   });
-  page.hint.disabled = game.over || !game.yourTurn;
+  page.hint.disabled = game.over || !game.yourTurn || game.opening !== null;
 }
 
 function say(words) {
@@ -132,11 +135,23 @@ function showEngine(answer) {
       `Proven (${answer.search.method}): the computer's ${answer.outcome}` +
       ` in ${answer.plies_to_end} plies.`;
   } else {
-    const { depth, nodes, time_ms: time } = answer.search;
+    const { depth, nodes, time_ms: time, evaluation } = answer.search;
     page.engine.textContent =
       `Searched ${depth} plies deep in ${Math.round(time)} ms ` +
-      `(${nodes.toLocaleString("en")} positions), not proven.`;
+      `(${nodes.toLocaleString("en")} positions), not proven` +
+      (calibrated(answer.rules) ? `; the computer's chance about ${chance(evaluation)} %.` : ".");
   }
+}
+
+function calibrated(rules) {
+  // Where the evaluation reads as a chance of winning (docs/API.md): five in a row on a
+  // board beyond the tables, not misère.
+  return rules.k === 5 && !rules.misere && rules.rows * rules.cols > 16;
+}
+
+function chance(evaluation) {
+  // An evaluation of e reads as a chance of (1 + e) / 2, here in whole percent.
+  return Math.round(((1 + evaluation) / 2) * 100);
 }
 
 function showRules(rules) {
@@ -217,11 +232,113 @@ async function computerMove() {
 
 function play(index) {
   if (!game.yourTurn || game.over || game.cells[index] !== "") return;
+  if (game.opening === "you") {
+    placeOpening(index);
+    return;
+  }
   game.cells[index] = game.you;
   game.moves.push(index);
   keepInAddress();
   // The service says whether that move ended the game, and if not, answers it.
   computerMove();
+}
+
+// Swap2, gomoku's opening rule: the opener places X, O and X; the other player takes a
+// side (or, if it is the computer, plays O's stone). The service decides the computer's
+// part (/v1/swap2), and refuses a game Swap2 is not for, with its reason.
+
+function opened(answer) {
+  game.cells = answer.board;
+  game.moves = [...game.moves, ...answer.stones];
+  showRules(answer.rules);
+}
+
+async function computerOpens() {
+  say("Thinking…");
+  thinking(true);
+  try {
+    opened(await ask("/v1/swap2", { moves: [], rules: game.rules }));
+    page.engine.textContent = "Swap2: the computer placed the opening its search finds most even.";
+    page.sides.hidden = false;
+    say("Take a side: X (black) moves next but one, O (white) next");
+  } catch (error) {
+    game.over = true;
+    say(`Not a game: ${error.message}`);
+  }
+  thinking(false);
+  render();
+}
+
+function takeSide(mark) {
+  page.sides.hidden = true;
+  startAs(mark);
+  if (game.computer === "O") {
+    computerMove();
+  } else {
+    yourTurn([]);
+  }
+}
+
+function placeOpening(index) {
+  // The opener's three stones: X, O, then X.
+  game.cells[index] = game.moves.length % 2 === 0 ? "X" : "O";
+  game.moves.push(index);
+  render();
+  if (game.moves.length < 3) {
+    say(`Swap2: place your opening's ${game.moves.length === 1 ? "O" : "second X"}`);
+    return;
+  }
+  computerDecides();
+}
+
+async function computerDecides() {
+  game.yourTurn = false;
+  render();
+  say("Thinking…");
+  thinking(true);
+  try {
+    const answer = await ask("/v1/swap2", { moves: game.moves, rules: game.rules });
+    opened(answer);
+    // A swap: the computer takes X (black), O is to move. A move: it plays O's stone.
+    startAs(answer.decision === "swap" ? "O" : "X");
+    game.lastMove = answer.decision === "move" ? answer.stones[0] : null;
+    page.engine.textContent =
+      answer.decision === "swap"
+        ? "Swap2: the computer takes X (black); its search gives O the worse side."
+        : "Swap2: the computer plays O (white); its search finds O not worse.";
+    await yourTurn([]);
+  } catch (error) {
+    game.over = true;
+    say(`Not a game: ${error.message}`);
+  }
+  thinking(false);
+  render();
+}
+
+function startAs(mark) {
+  // After the opening the game goes on as any other: X moved first.
+  game.opening = null;
+  game.you = mark;
+  game.computer = mark === "X" ? "O" : "X";
+  game.first = mark === "X" ? "you" : "computer";
+  keepInAddress();
+}
+
+async function yourTurn(forbidden) {
+  // Under renju black is told its forbidden cells; a position after Swap2's stones is
+  // asked for them.
+  if (game.you === "X" && game.rules.variant === "renju") {
+    try {
+      forbidden = (await ask("/v1/analysis", position(game.you))).forbidden;
+    } catch (error) {
+      say(`Something went wrong: ${error.message}`);
+      return;
+    }
+  }
+  forbidYou(forbidden);
+  game.yourTurn = true;
+  say(`Your turn (you play ${game.you})`);
+  render();
 }
 
 async function showHints() {
@@ -320,7 +437,10 @@ async function newGame(event) {
   game.first = settings.get("first");
   game.computer = game.you === "X" ? "O" : "X";
   // Under renju X is black and moves first, whoever plays it.
-  if (settings.get("variant") === "renju") game.first = game.you === "X" ? "you" : "computer";
+  // (Swap2 settles the sides after its opening.)
+  if (settings.get("variant") === "renju" && !game.first.startsWith("swap2")) {
+    game.first = game.you === "X" ? "you" : "computer";
+  }
   game.difficulty = settings.get("difficulty");
   game.rules = {
     rows: Number(settings.get("rows")),
@@ -337,6 +457,8 @@ async function newGame(event) {
   game.forbidden = new Set();
   game.lastMove = null;
   game.moves = [];
+  game.opening = null;
+  page.sides.hidden = true;
   delete page.board.dataset.result;
   page.rules.textContent = "";
   page.engine.textContent = "";
@@ -346,6 +468,11 @@ async function newGame(event) {
   // Only the page's first game comes from the link's moves; "New game" starts afresh.
   if (!event && linkedMoves.length > 0) {
     resume(linkedMoves);
+    return;
+  }
+  if (game.first === "swap2") {
+    game.opening = "computer";
+    computerOpens();
     return;
   }
   if (game.first === "computer") {
@@ -364,10 +491,17 @@ async function newGame(event) {
     return;
   }
   game.yourTurn = true;
-  say(`Your turn (you play ${game.you})`);
+  if (game.first === "swap2-you") {
+    game.opening = "you";
+    say("Swap2: place your opening's first X");
+  } else {
+    say(`Your turn (you play ${game.you})`);
+  }
   render();
 }
 
 page.hint.addEventListener("click", showHints);
+document.getElementById("take-x").addEventListener("click", () => takeSide("X"));
+document.getElementById("take-o").addEventListener("click", () => takeSide("O"));
 page.settings.addEventListener("submit", newGame);
 newGame();
