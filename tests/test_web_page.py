@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Iterator
@@ -468,20 +467,29 @@ def test_a_proven_search_says_what_it_proved(page: Page, served: tuple[str, Flas
 
 
 @pytest.mark.parametrize(
-    ("game", "rules", "shown"),
+    ("game", "rules", "evaluation", "shown"),
     [
-        ("rows=15&cols=15", {"rows": 15, "cols": 15}, True),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.3, "65"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, -0.3, "35"),
+        # An end the tree saw but did not prove: never a certain 100 %.
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.99, "99"),
         # Misère's evaluation is no chance of winning: left out.
-        ("rows=7&cols=7&k=4&misere=1", {"rows": 7, "cols": 7, "k": 4, "misere": True}, False),
+        ("rows=7&cols=7&k=5&misere=1", {"rows": 7, "cols": 7, "k": 5, "misere": True}, 0.3, None),
     ],
 )
 def test_a_searched_move_shows_its_chance_where_the_evaluation_reads_as_one(
-    page: Page, served: tuple[str, Flask], game: str, rules: dict[str, Any], shown: bool
+    page: Page,
+    served: tuple[str, Flask],
+    game: str,
+    rules: dict[str, Any],
+    evaluation: float,
+    shown: str | None,
 ) -> None:
     _, app = served
     body = {"moves": [24], "rules": rules, "budget_ms": 50}
     answer = app.test_client().post("/v1/move", json=body).get_json()
     assert answer["search"]["method"] == "heuristic"
+    answer["search"]["evaluation"] = evaluation  # the computer's, as the page reads it
     page.page.goto(page.base_url + f"/?{game}&difficulty=perfect")
     page.wait_for_turn_or_end()
     page.page.route(
@@ -489,14 +497,10 @@ def test_a_searched_move_shows_its_chance_where_the_evaluation_reads_as_one(
         lambda route: route.fulfill(status=200, content_type="application/json", json=answer),
     )
     page.page.click(".cell[data-cell='0']")
-    chance = math.floor((1 + answer["search"]["evaluation"]) / 2 * 100 + 0.5)  # JS's Math.round
-    ending = f"; the computer's chance about {chance} %." if shown else "."
+    ending = "." if shown is None else f"; the computer's chance about {shown} %."
+    searched = r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven"
     expect(page.page.locator("#engine")).to_have_text(
-        re.compile(
-            r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven"
-            + re.escape(ending)
-            + "$"
-        )
+        re.compile(searched + re.escape(ending) + "$")
     )
 
 
@@ -510,6 +514,7 @@ def test_swap2_the_computer_opens_and_the_player_takes_a_side(page: Page, side: 
     opening = page.cells()
     assert (opening.count("X"), opening.count("O")) == (2, 1)
     assert page.page.locator(".cell:enabled").count() == 0  # no move before a side
+    expect(page.page.locator("#hint")).to_be_disabled()
     page.page.click(f"#take-{side.lower()}")
     page.wait_for_turn_or_end()
     expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {side})")
@@ -519,8 +524,41 @@ def test_swap2_the_computer_opens_and_the_player_takes_a_side(page: Page, side: 
     assert (after.count("X"), after.count("O")) == ((2, 2) if side == "X" else (2, 1))
     # The game goes on as any other, and its address opens it again.
     query = parse_qs(urlparse(page.page.url).query)
-    assert query["mark"] == [side]
+    assert (query["mark"], query["first"]) == ([side], ["you" if side == "X" else "computer"])
     assert len(query["moves"][0].split(",")) == (4 if side == "X" else 3)
+    page.page.goto(page.page.url)
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {side})")
+    assert page.cells() == after
+
+
+def decided(app: Flask, stones: tuple[int, ...]) -> dict[str, Any]:
+    """Return the service's Swap2 decision on 15x15 after the opener's `stones`."""
+    body = {"moves": stones, "rules": {"rows": 15, "cols": 15}}
+    answer: dict[str, Any] = app.test_client().post("/v1/swap2", json=body).get_json()
+    return answer
+
+
+def answer_swap2_with(page: Page, answer: dict[str, Any]) -> list[Any]:
+    """Answer the page's Swap2 decision with `answer`, the service's own; let its probe of
+    whether Swap2 opens the game (one stone) through; return the requests answered."""
+    answered: list[Any] = []
+
+    def handle(route: Any) -> None:
+        if len(route.request.post_data_json["moves"]) == 1:
+            route.continue_()
+            return
+        answered.append(route.request.post_data_json)
+        route.fulfill(status=200, content_type="application/json", json=answer)
+
+    page.page.route("**/v1/swap2", handle)
+    return answered
+
+
+def forget_the_probes_refusal(page: Page) -> None:
+    """The browser logs the refusal of the page's probe (one stone is no step of Swap2)."""
+    assert [error for error in page.errors if "status of 422" not in error] == []
+    page.errors.clear()
 
 
 @pytest.mark.parametrize(
@@ -536,9 +574,9 @@ def test_swap2_the_player_opens_and_the_computer_chooses(
     page: Page, served: tuple[str, Flask], stones: tuple[int, ...], decision: str, you: str
 ) -> None:
     _, app = served
-    rules = {"rows": 15, "cols": 15}
-    answer = app.test_client().post("/v1/swap2", json={"moves": stones, "rules": rules})
-    assert answer.get_json()["decision"] == decision  # the service's own choice here
+    answer = decided(app, stones)
+    assert answer["decision"] == decision  # the service's own choice here
+    answered = answer_swap2_with(page, answer)
     page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2-you")
     expect(page.page.locator("#status")).to_have_text("Swap2: place your opening's first X")
     expect(page.page.locator("#hint")).to_be_disabled()
@@ -546,18 +584,83 @@ def test_swap2_the_player_opens_and_the_computer_chooses(
         page.page.click(f".cell[data-cell='{cell}']")
     page.wait_for_turn_or_end()
     expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
+    assert [request["moves"] for request in answered] == [list(stones)]
     cells = page.cells()
     assert [cells[cell] for cell in stones] == ["X", "O", "X"]
     assert cells.count("O") == (1 if decision == "swap" else 2)
+    forget_the_probes_refusal(page)
 
 
-def test_swap2_on_a_game_it_is_not_for_says_why(page: Page) -> None:
-    page.page.goto(page.base_url + "/?rows=3&cols=3&first=swap2")
+def test_swap2_a_busy_service_leaves_the_opening_to_ask_again(
+    page: Page, served: tuple[str, Flask]
+) -> None:
+    _, app = served
+    busy = {"type": "about:blank", "title": "Busy", "status": 503, "code": "busy"}
+    page.page.route(
+        "**/v1/swap2",
+        lambda route: (
+            route.continue_()
+            if len(route.request.post_data_json["moves"]) == 1
+            else route.fulfill(status=503, content_type="application/problem+json", json=busy)
+        ),
+    )
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2-you")
+    expect(page.page.locator("#status")).to_have_text("Swap2: place your opening's first X")
+    for cell in (112, 0, 113):
+        page.page.click(f".cell[data-cell='{cell}']")
+    expect(page.page.locator("#status")).to_have_text(
+        re.compile("^Something went wrong: .*Place your opening's second X again$")
+    )
+    assert page.cells().count("X") == 1  # the last stone taken back, the rest kept
+    page.page.unroute("**/v1/swap2")
+    answer_swap2_with(page, decided(app, (112, 0, 113)))
+    page.page.click(".cell[data-cell='113']")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text("Your turn (you play O)")
+    assert [
+        error for error in page.errors if "status of 503" not in error and "422" not in error
+    ] == []
+    page.errors.clear()
+
+
+def test_swap2_an_answer_after_a_new_game_is_not_applied_to_it(page: Page) -> None:
+    held: list[Any] = []
+    page.page.route("**/v1/swap2", lambda route: held.append(route))  # noqa: PLW0108 -- Playwright marks its handler, which a bound method refuses
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2")
+    expect(page.page.locator("#status")).to_have_text("Thinking…")
+    page.page.select_option("select[name=rows]", "3")
+    page.page.select_option("select[name=cols]", "3")
+    page.page.check("input[name=first][value=you]")
+    page.page.click("#new-game")
+    page.wait_for_turn_or_end()
+    assert len(held) == 1
+    held[0].continue_()  # the old game's opening arrives now
+    page.page.wait_for_load_state("networkidle")
+    expect(page.page.locator("#status")).to_have_text("Your turn (you play X)")
+    assert page.cells() == [""] * 9
+    expect(page.page.locator("#sides")).to_be_hidden()
+    expect(page.page.locator("#board")).not_to_have_class(re.compile(r"\bthinking\b"))
+
+
+@pytest.mark.parametrize("first", ["swap2", "swap2-you"])
+def test_swap2_on_a_game_it_is_not_for_says_why_before_a_stone(page: Page, first: str) -> None:
+    page.page.goto(page.base_url + f"/?rows=3&cols=3&first={first}")
     expect(page.page.locator("#status")).to_have_text(re.compile("^Not a game: .*five in a row"))
     expect(page.page.locator("#sides")).to_be_hidden()
+    assert page.cells() == [""] * 9
+    assert page.page.locator(".cell:enabled").count() == 0
     # The browser logs the refusal it was shown; nothing else.
-    assert [error for error in page.errors if "status of 422" not in error] == []
-    page.errors.clear()
+    forget_the_probes_refusal(page)
+
+
+def test_a_link_to_a_game_swap2_opened_goes_on_from_its_moves(page: Page) -> None:
+    """A link may still say first=swap2 with moves (not one the page writes): the moves
+    are the game's, from X's."""
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2&mark=O&moves=112,97,82")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text("Your turn (you play O)")
+    cells = page.cells()
+    assert [cells[112], cells[97], cells[82]] == ["X", "O", "X"]
 
 
 def test_the_page_shows_the_computer_thinking(page: Page) -> None:

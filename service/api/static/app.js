@@ -18,7 +18,8 @@ const page = {
 // The page's address can name a game and its settings, so that a link opens it:
 // /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
 // (or variant=standard, variant=caro, variant=renju instead of misere)
-// (a seed makes the computer's random choices repeatable), and the game so far as its moves,
+// (a seed makes the computer's random choices repeatable; first=swap2 or first=swap2-you
+// opens by Swap2, after which the address names the sides), and the game so far as its moves,
 // cells in the order played from the first mover's mark: &moves=4,0,8. The page keeps its
 // address up to date as the game goes, so that copying it shares the game.
 const address = new URLSearchParams(window.location.search);
@@ -60,6 +61,8 @@ const game = {
   forbidden: new Set(),
   // Swap2's opening, while it lasts: who places the three stones ("computer" or "you").
   opening: null,
+  // Which game this is: an answer to an earlier game's request is not applied to it.
+  id: 0,
 };
 
 // The position as the service takes it. Under renju, the moves in order: whether black's
@@ -77,7 +80,10 @@ async function ask(path, body) {
   });
   const answer = await response.json();
   if (!response.ok) {
-    throw new Error(answer.detail || `the service answered ${response.status}`);
+    const error = new Error(answer.detail || `the service answered ${response.status}`);
+    error.status = response.status;
+    error.code = answer.code;
+    throw error;
   }
   return answer;
 }
@@ -150,8 +156,9 @@ function calibrated(rules) {
 }
 
 function chance(evaluation) {
-  // An evaluation of e reads as a chance of (1 + e) / 2, here in whole percent.
-  return Math.round(((1 + evaluation) / 2) * 100);
+  // An evaluation of e reads as a chance of (1 + e) / 2, here in whole percent: never 0 or
+  // 100, which only a proof says.
+  return Math.min(99, Math.max(1, Math.round(((1 + evaluation) / 2) * 100)));
 }
 
 function showRules(rules) {
@@ -200,6 +207,7 @@ function forbidYou(cells) {
 }
 
 async function computerMove() {
+  const id = game.id;
   game.yourTurn = false;
   game.hints.clear();
   render();
@@ -210,6 +218,7 @@ async function computerMove() {
   if (seed !== null) request.seed = seed;
   try {
     const answer = await ask("/v1/move", request);
+    if (id !== game.id) return; // a new game began meanwhile
     showRules(answer.rules);
     showEngine(answer);
     game.cells = answer.board;
@@ -224,6 +233,7 @@ async function computerMove() {
       say(`Your turn (you play ${game.you})`);
     }
   } catch (error) {
+    if (id !== game.id) return;
     say(`Something went wrong: ${error.message}`);
   }
   thinking(false);
@@ -247,23 +257,37 @@ function play(index) {
 // side (or, if it is the computer, plays O's stone). The service decides the computer's
 // part (/v1/swap2), and refuses a game Swap2 is not for, with its reason.
 
-function opened(answer) {
+function opened(sent, answer) {
   game.cells = answer.board;
-  game.moves = [...game.moves, ...answer.stones];
+  game.moves = [...sent, ...answer.stones];
   showRules(answer.rules);
 }
 
+function refused(error) {
+  // Swap2 refuses a game it is not for (422), which no retry mends; anything else may pass.
+  if (error.status === 422) {
+    game.over = true;
+    say(`Not a game: ${error.message}`);
+  } else {
+    say(`Something went wrong: ${error.message}`);
+  }
+}
+
 async function computerOpens() {
+  const id = game.id;
   say("Thinking…");
   thinking(true);
   try {
-    opened(await ask("/v1/swap2", { moves: [], rules: game.rules }));
-    page.engine.textContent = "Swap2: the computer placed the opening its search finds most even.";
+    const answer = await ask("/v1/swap2", { moves: [], rules: game.rules });
+    if (id !== game.id) return; // a new game began meanwhile
+    opened([], answer);
+    page.engine.textContent = "Swap2: the computer placed an opening of X, O and X.";
     page.sides.hidden = false;
     say("Take a side: X (black) moves next but one, O (white) next");
+    page.sides.querySelector("button").focus();
   } catch (error) {
-    game.over = true;
-    say(`Not a game: ${error.message}`);
+    if (id !== game.id) return;
+    refused(error);
   }
   thinking(false);
   render();
@@ -292,13 +316,16 @@ function placeOpening(index) {
 }
 
 async function computerDecides() {
+  const id = game.id;
+  const sent = [...game.moves];
   game.yourTurn = false;
   render();
   say("Thinking…");
   thinking(true);
   try {
-    const answer = await ask("/v1/swap2", { moves: game.moves, rules: game.rules });
-    opened(answer);
+    const answer = await ask("/v1/swap2", { moves: sent, rules: game.rules });
+    if (id !== game.id) return; // a new game began meanwhile
+    opened(sent, answer);
     // A swap: the computer takes X (black), O is to move. A move: it plays O's stone.
     startAs(answer.decision === "swap" ? "O" : "X");
     game.lastMove = answer.decision === "move" ? answer.stones[0] : null;
@@ -307,9 +334,18 @@ async function computerDecides() {
         ? "Swap2: the computer takes X (black); its search gives O the worse side."
         : "Swap2: the computer plays O (white); its search finds O not worse.";
     await yourTurn([]);
+    if (id !== game.id) return;
   } catch (error) {
-    game.over = true;
-    say(`Not a game: ${error.message}`);
+    if (id !== game.id) return;
+    if (error.status === 422) {
+      refused(error);
+    } else {
+      // The opening stays but for its last stone: placing it again asks again.
+      game.cells[sent[2]] = "";
+      game.moves = sent.slice(0, 2);
+      game.yourTurn = true;
+      say(`Something went wrong: ${error.message}. Place your opening's second X again`);
+    }
   }
   thinking(false);
   render();
@@ -327,13 +363,15 @@ function startAs(mark) {
 async function yourTurn(forbidden) {
   // Under renju black is told its forbidden cells; a position after Swap2's stones is
   // asked for them.
+  const id = game.id;
   if (game.you === "X" && game.rules.variant === "renju") {
     try {
       forbidden = (await ask("/v1/analysis", position(game.you))).forbidden;
     } catch (error) {
-      say(`Something went wrong: ${error.message}`);
-      return;
+      if (id !== game.id) return;
+      forbidden = []; // the service still refuses a forbidden cell, and says why
     }
+    if (id !== game.id) return;
   }
   forbidYou(forbidden);
   game.yourTurn = true;
@@ -342,8 +380,10 @@ async function yourTurn(forbidden) {
 }
 
 async function showHints() {
+  const id = game.id;
   try {
     const analysis = await ask("/v1/analysis", position(game.you));
+    if (id !== game.id) return;
     // An outcome when it is known; beyond 4x4 unproven moves show the search's estimate.
     game.hints = new Map(
       analysis.moves.map((ranked) => [
@@ -432,11 +472,18 @@ async function resume(moves) {
 
 async function newGame(event) {
   if (event) event.preventDefault();
+  game.id += 1;
+  const id = game.id;
+  thinking(false);
   const settings = new FormData(page.settings);
   game.you = settings.get("mark");
   game.first = settings.get("first");
   game.computer = game.you === "X" ? "O" : "X";
   // Under renju X is black and moves first, whoever plays it.
+  // A linked game's opening is over: its moves go on from X's, as the address's mark says.
+  if (game.first.startsWith("swap2") && !event && linkedMoves.length > 0) {
+    game.first = game.you === "X" ? "you" : "computer";
+  }
   // (Swap2 settles the sides after its opening.)
   if (settings.get("variant") === "renju" && !game.first.startsWith("swap2")) {
     game.first = game.you === "X" ? "you" : "computer";
@@ -482,14 +529,18 @@ async function newGame(event) {
   // The service, not the page, knows which games exist: it says so for a line too long.
   try {
     const analysis = await ask("/v1/analysis", position(game.you));
+    if (id !== game.id) return;
     showRules(analysis.rules);
     forbidYou(analysis.forbidden);
+    if (game.first === "swap2-you") await swap2Opens();
   } catch (error) {
+    if (id !== game.id) return;
     game.over = true;
     render();
     say(`Not a game: ${error.message}`);
     return;
   }
+  if (id !== game.id) return;
   game.yourTurn = true;
   if (game.first === "swap2-you") {
     game.opening = "you";
@@ -498,6 +549,17 @@ async function newGame(event) {
     say(`Your turn (you play ${game.you})`);
   }
   render();
+}
+
+async function swap2Opens() {
+  // Whether Swap2 opens this game, asked before the player's first stone: one stone is no
+  // step of Swap2, so the service answers swap2_stones for a game Swap2 opens, and
+  // swap2_rules (the reason) for any other.
+  try {
+    await ask("/v1/swap2", { moves: [0], rules: game.rules });
+  } catch (error) {
+    if (error.code !== "swap2_stones") throw error;
+  }
 }
 
 page.hint.addEventListener("click", showHints);
