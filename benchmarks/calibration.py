@@ -96,13 +96,14 @@ def chance_read(evaluation: float, scale_ratio: float = 1.0) -> float:
 
 
 def brier(samples: list[Sample], scale_ratio: float = 1.0) -> float:
-    """Return the mean squared gap between the chance each evaluation reads and the judge's."""
+    """Return the mean squared gap between the chance each evaluation read (`Sample.read`)
+    reads and the judge's; NaN without one."""
     gaps = [
         (chance_read(s.evaluation, scale_ratio) - s.chance) ** 2
         for s in samples
-        if s.chance is not None
+        if s.read and s.chance is not None
     ]
-    return sum(gaps) / len(gaps)
+    return sum(gaps) / len(gaps) if gaps else math.nan
 
 
 def fitted_scale(samples: list[Sample], scale: int = SHAPE_SCALE) -> int:
@@ -131,17 +132,24 @@ def table(samples: list[Sample]) -> str:
             f"| {sum(theirs) / len(theirs):.2f} |"
         )
     ended = sum(1 for s in samples if s.proven or abs(s.evaluation) >= CALIBRATED_LIMIT)
-    unjudged = sum(1 for s in samples if s.chance is None)
+    unjudged = len(samples) - len(read) - ended
+    rows += [
+        "",
+        f"{len(read)} positions read ({ended} proved, ended or decided; {unjudged} unjudged)",
+    ]
+    # An evaluation of 0 favours neither side: left out of the agreement.
+    sided = [
+        (s.evaluation > 0, s.chance > 0.5)
+        for s in read
+        if s.evaluation != 0 and s.chance is not None and s.chance != 0.5
+    ]
     if read:
-        agreeing = sum(
-            1 for s in read if s.chance is not None and (s.evaluation >= 0) == (s.chance >= 0.5)
+        agreeing = sum(1 for ours, theirs in sided if ours == theirs)
+        rows[-1] += (
+            f": Brier score {brier(read):.4f}; the same side favoured in "
+            f"{agreeing / max(1, len(sided)):.0%}; the scale that fits best "
+            f"{fitted_scale(read):,} (the search's {SHAPE_SCALE:,})."
         )
-        rows += [
-            "",
-            f"{len(read)} positions read ({ended} proved, ended or decided; {unjudged} unjudged): "
-            f"Brier score {brier(read):.4f}; the same side favoured in {agreeing / len(read):.0%}; "
-            f"the scale that fits best {fitted_scale(read):,} (the search's {SHAPE_SCALE:,}).",
-        ]
     return "\n".join(rows)
 
 

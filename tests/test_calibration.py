@@ -1,6 +1,7 @@
-"""What a search's `evaluation` means: on boards beyond the tables, where the game keeps
-shapes, read on the fitted scale (so that (1 + evaluation) / 2 is a chance of winning)
-and never at an end's 0.99 unless the tree saw one; smaller boards as before; and
+"""What a search's `evaluation` means: on boards of more than 16 cells, where the game
+keeps shapes, read on the fitted scale (so that (1 + evaluation) / 2 is a chance of
+winning), and on every board of more than 16 cells never at an end's 0.99 unless the tree
+saw one; boards of 16 cells or fewer as before; and
 `benchmarks.calibration`, which holds the evaluations to a judge, against the tests'
 minimal brain (`tests/gomocup_brain.py --eval`: the sum of col + row + 1 over its own
 stones)."""
@@ -10,15 +11,19 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchmarks import calibration
 from benchmarks.calibration import Sample, brier, chance_read, fitted_scale, positions, sample
 from benchmarks.gomocup import Game
+from service.game import analysis as analysis_module
 from service.game import search as search_module
 from service.game.board import Board, Mark
 from service.game.compiled.evaluation import SHAPE_SCALE, SMALL_BOARD_SHAPE_SCALE
+from service.game.compiled.kernel import MATE
+from service.game.geometry import Geometry
 from service.game.rules import Rules
 from service.game.warmup import prepare
 
@@ -32,11 +37,15 @@ def compiled_search() -> None:
     prepare()
 
 
-def judged(value: int, *, proven: bool = False, cells: int = 225) -> float:
-    """Return the evaluation a search of a five-in-a-row board of `cells` reads for `value`."""
-    rules = Rules(15, cells // 15, 5) if cells % 15 == 0 else Rules(1, cells, 5)
+def judged(value: int, *, proven: bool = False, rules: Rules = GOMOKU) -> float:
+    """Return the evaluation a search by `rules` reads for `value`."""
     found = search_module.Search(Board.empty(rules), Mark.X, 0.01)
     return found._judged(value, proven=proven)[1]
+
+
+def windows(value: int, rules: Rules) -> float:
+    """Return `value` read by the windows' scale of `rules` (games without shapes)."""
+    return math.tanh(value / (2 * Geometry(rules).weights[rules.k]))
 
 
 @pytest.mark.parametrize("value", [-5000, -800, -96, 0, 12, 144, 1300, 2600, 7000])
@@ -49,9 +58,37 @@ def test_a_leaf_the_shapes_decide_reads_below_an_end_the_tree_saw(value: int) ->
     assert abs(judged(value)) == 0.98
 
 
+@pytest.mark.parametrize("rules", [Rules(1, 16, 5), Rules(2, 8, 5), Rules(3, 5, 5)])
 @pytest.mark.parametrize("value", [-30_000, -800, 12, 2600, 30_000])
-def test_boards_the_tables_could_hold_keep_the_scale_they_had(value: int) -> None:
-    assert judged(value, cells=16) == round(math.tanh(value / SMALL_BOARD_SHAPE_SCALE), 4)
+def test_boards_of_16_cells_or_fewer_keep_the_scale_they_had(value: int, rules: Rules) -> None:
+    assert judged(value, rules=rules) == round(math.tanh(value / SMALL_BOARD_SHAPE_SCALE), 4)
+
+
+def test_the_fitted_scale_starts_at_17_cells() -> None:
+    assert judged(2600, rules=Rules(1, 17, 5)) == round(math.tanh(1.0), 4)
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(15, 15, 5, misere=True), Rules(15, 15, 4), Rules(1, 16, 4, misere=True)]
+)
+@pytest.mark.parametrize("value", [-(10**5), -40, 0, 40, 10**5])
+def test_games_without_shapes_read_the_windows_within_the_limit_beyond_16_cells(
+    rules: Rules, value: int
+) -> None:
+    reading = windows(value, rules)
+    if rules.cell_count > 16:
+        reading = max(-0.98, min(0.98, reading))
+    assert judged(value, rules=rules) == round(reading, 4)
+
+
+@pytest.mark.parametrize("rules", [GOMOKU, Rules(15, 15, 4), Rules(2, 8, 5)])
+def test_an_end_seen_reads_099_and_a_proven_one_1(rules: Rules) -> None:
+    seen = MATE - 7  # beyond the heuristic limit: an end 7 plies away
+    assert (judged(seen, rules=rules), judged(-seen, rules=rules)) == (0.99, -0.99)
+    assert (judged(seen, proven=True, rules=rules), judged(-seen, proven=True, rules=rules)) == (
+        1.0,
+        -1.0,
+    )
 
 
 def test_an_evaluation_reads_a_chance_of_winning_for_the_side_to_move() -> None:
@@ -120,3 +157,30 @@ def test_the_table_groups_by_size_and_counts_apart_what_it_cannot_hold_to_the_ju
     assert "| 0.2 to 0.4 | 2 | 0.65 | 0.85 |" in text
     assert "3 positions read (2 proved, ended or decided; 1 unjudged)" in text
     assert "the same side favoured in 100%" in text
+
+
+@pytest.mark.parametrize(
+    ("rules", "by_value"), [(GOMOKU, True), (Rules(2, 8, 5), False), (Rules(3, 5, 5), False)]
+)
+def test_an_analysis_ranks_moves_that_read_alike_by_their_values_beyond_16_cells(
+    monkeypatch: pytest.MonkeyPatch, rules: Rules, by_value: bool
+) -> None:
+    """Every move read alike (as at the limit of 0.98): beyond 16 cells the greater value
+    first; on smaller boards, whose answers never change, the lower cell first, as before."""
+    valued: dict[int, int] = {}
+    estimate = analysis_module.Ranking._estimate
+
+    def keeping(self: Any, move: int, value: int, *args: Any, **kwargs: Any) -> Any:
+        valued[move] = value
+        return estimate(self, move, value, *args, **kwargs)
+
+    monkeypatch.setattr(analysis_module.Ranking, "_estimate", keeping)
+    monkeypatch.setattr(analysis_module.Ranking, "_judged", lambda self, value, proven: (None, 0.5))
+    board = Board.empty(rules).play(rules.cell_count // 2, Mark.X)
+    ranked = [found.move for found in analysis_module.analyse(board, Mark.O, 0.05).moves]
+    assert len(ranked) > 2
+    if by_value:
+        assert ranked == sorted(ranked, key=lambda move: (-valued[move], move))
+        assert len({valued[move] for move in ranked}) > 1  # the values told them apart
+    else:
+        assert ranked == sorted(ranked)

@@ -21,7 +21,7 @@ from service.game.board import Board, Mark
 from service.game.compiled.evaluation import SHAPE_SCALE
 from service.game.engine import Engine
 from service.game.rules import Rules, Variant
-from service.game.search import Method, Search, SearchResult, search
+from service.game.search import CALIBRATED_LIMIT, Method, Search, SearchResult, search
 from service.game.swap2 import (
     Decision,
     InvalidOpening,
@@ -217,6 +217,11 @@ def test_the_search_places_the_opening_it_finds_nearest_even() -> None:
     assert all(found.depth >= 2 for found in choice.searches)  # a mean of two depths
 
 
+def read(value: int) -> float:
+    """Return a value as a 15x15 search reads it: on the fitted scale, within its limit."""
+    return round(max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, math.tanh(value / SHAPE_SCALE))), 4)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_two_depth_evaluation_is_the_mean_of_the_last_two_depths_values(threads: int) -> None:
     """The search keeps each finished depth's root value; the last alone gives
@@ -227,8 +232,8 @@ def test_the_two_depth_evaluation_is_the_mean_of_the_last_two_depths_values(thre
     assert result.method is Method.HEURISTIC
     assert len(searched.depth_values) == result.depth >= 2
     before, last = searched.depth_values[-2:]
-    assert result.evaluation == round(math.tanh(last / SHAPE_SCALE), 4)
-    assert result.two_depth_evaluation == round(math.tanh((before + last) // 2 / SHAPE_SCALE), 4)
+    assert result.evaluation == read(last)
+    assert result.two_depth_evaluation == read((before + last) // 2)
     assert result.two_depth_evaluation != result.evaluation
 
 

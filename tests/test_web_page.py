@@ -469,10 +469,11 @@ def test_a_proven_search_says_what_it_proved(page: Page, served: tuple[str, Flas
 @pytest.mark.parametrize(
     ("game", "rules", "evaluation", "shown"),
     [
-        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.3, "65"),
-        ("rows=15&cols=15", {"rows": 15, "cols": 15}, -0.3, "35"),
-        # An end the tree saw but did not prove: never a certain 100 %.
-        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.99, "99"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.3, "the computer's chance about 65 %"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, -0.3, "the computer's chance about 35 %"),
+        # An end the tree saw, or one the shapes decide: no chance, where the game goes.
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.99, "the computer sees a win ahead"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, -0.98, "the computer sees a loss ahead"),
         # Misère's evaluation is no chance of winning: left out.
         ("rows=7&cols=7&k=5&misere=1", {"rows": 7, "cols": 7, "k": 5, "misere": True}, 0.3, None),
     ],
@@ -497,7 +498,7 @@ def test_a_searched_move_shows_its_chance_where_the_evaluation_reads_as_one(
         lambda route: route.fulfill(status=200, content_type="application/json", json=answer),
     )
     page.page.click(".cell[data-cell='0']")
-    ending = "." if shown is None else f"; the computer's chance about {shown} %."
+    ending = "." if shown is None else f"; {shown}" + (", not proven." if "ahead" in shown else ".")
     searched = r"^Searched \d+ plies deep in \d+ ms \([\d,]+ positions\), not proven"
     expect(page.page.locator("#engine")).to_have_text(
         re.compile(searched + re.escape(ending) + "$")

@@ -112,7 +112,16 @@ class Ranking(Search):
             )
             for move in candidates
         ]
-        estimates.sort(key=lambda found: (-found.evaluation, -(found.score or 0), found.move))
+        # Where evaluations stop at a limit, moves that read alike go by their values.
+        calibrated = self.calibrated
+        estimates.sort(
+            key=lambda found: (
+                -found.evaluation,
+                -(found.score or 0),
+                -values[found.move] if calibrated else 0,
+                found.move,
+            )
+        )
         best = estimates[0].move
         every_move_exact = exact and len(methods) == len(values)
         value = self._proven_value(values, threat, every_move_exact=every_move_exact)

@@ -95,9 +95,9 @@ __all__ = [
 #: Below this many empty cells, every line of play is searched to the end: exact.
 EXACT_EMPTY_CELLS = 8
 
-#: Boards of more cells than the tables hold read a shaped search's value on the fitted
-#: scale (`compiled.evaluation.SHAPE_SCALE`), within this limit; the smaller ones, whose
-#: answers never change, as before.
+#: Boards of more cells than the tables hold read a search's value within this limit (a
+#: shaped search's on the fitted scale, `compiled.evaluation.SHAPE_SCALE`); the smaller
+#: ones, whose answers never change, as before.
 CALIBRATED_ABOVE_CELLS = 16
 CALIBRATED_LIMIT = 0.98
 
@@ -506,16 +506,35 @@ class Search:
                 evaluation *= 0.99  # the heuristic search saw an end it has not proven
         elif proven:
             evaluation = 0.0
-        elif not compiled.state.keeps_shapes(self.kernel) or self.misere:
-            evaluation = math.tanh(value / (2 * self.position.geometry.weights[self.rules.k]))
-        elif self.rules.cell_count <= CALIBRATED_ABOVE_CELLS:
-            evaluation = math.tanh(value / compiled.evaluation.SMALL_BOARD_SHAPE_SCALE)
+        elif not self.calibrated:
+            # Boards whose answers never change read as they always did.
+            scale = (
+                compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
+                if self._reads_shapes()
+                else 2 * self.position.geometry.weights[self.rules.k]
+            )
+            evaluation = math.tanh(value / scale)
         else:
-            # A leaf the shapes decide is worth far more than the scale: it reads below
-            # an end the tree saw (0.99), as it did before the fit.
-            evaluation = math.tanh(value / compiled.evaluation.SHAPE_SCALE)
+            scale = (
+                compiled.evaluation.SHAPE_SCALE
+                if self._reads_shapes()
+                else 2 * self.position.geometry.weights[self.rules.k]
+            )
+            # A leaf the shapes decide is worth far more than the scale, as can be the
+            # windows' count: either reads below an end the tree saw (0.99).
+            evaluation = math.tanh(value / scale)
             evaluation = max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, evaluation))
         return score, round(evaluation, 4)
+
+    @property
+    def calibrated(self) -> bool:
+        """Return whether the board reads its values within CALIBRATED_LIMIT (more cells
+        than the tables hold), by shapes on the fitted scale."""
+        return self.rules.cell_count > CALIBRATED_ABOVE_CELLS
+
+    def _reads_shapes(self) -> bool:
+        """Return whether the leaves are valued by shapes: five in a row, not misère."""
+        return compiled.state.keeps_shapes(self.kernel) and not self.misere
 
 
 def search(

@@ -548,9 +548,12 @@ export interface components {
              * @description The search's estimate for the mover, from -1 (lost) to 1 (won): exactly 1, 0 or -1
              *     when proven; a heuristic end seen in the pruned tree is 0.99 or -0.99; otherwise
              *     tanh of the window count, or in five in a row (every variant) of the shapes each
-             *     side could make next (near 0.0 on an even opening). In five in a row on a board
-             *     of more than 16 cells it is calibrated, within -0.98 to 0.98: (1 + evaluation) / 2
-             *     is about the chance of winning a strong engine (Rapfi) gives the mover.
+             *     side could make next (near 0.0 on an even opening). On a board of more than 16
+             *     cells an unproven estimate stays within -0.98 to 0.98 (but for an end seen), and
+             *     in five in a row (not misère) it is calibrated: strictly between -0.98 and 0.98,
+             *     (1 + evaluation) / 2 is about the chance of winning a strong engine (Rapfi) gives
+             *     the mover (fitted on 15x15 freestyle at 250 ms; other sizes and variants read on
+             *     the same scale); 0.98 or -0.98 means the shapes decide the position.
              */
             evaluation: number;
             /**

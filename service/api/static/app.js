@@ -145,20 +145,23 @@ function showEngine(answer) {
     page.engine.textContent =
       `Searched ${depth} plies deep in ${Math.round(time)} ms ` +
       `(${nodes.toLocaleString("en")} positions), not proven` +
-      (calibrated(answer.rules) ? `; the computer's chance about ${chance(evaluation)} %.` : ".");
+      (calibrated(answer.rules) ? `; ${outlook(evaluation)}.` : ".");
   }
 }
 
 function calibrated(rules) {
   // Where the evaluation reads as a chance of winning (docs/API.md): five in a row on a
-  // board beyond the tables, not misère.
+  // board of more than 16 cells, not misère.
   return rules.k === 5 && !rules.misere && rules.rows * rules.cols > 16;
 }
 
-function chance(evaluation) {
-  // An evaluation of e reads as a chance of (1 + e) / 2, here in whole percent: never 0 or
-  // 100, which only a proof says.
-  return Math.min(99, Math.max(1, Math.round(((1 + evaluation) / 2) * 100)));
+function outlook(evaluation) {
+  // Below 0.98 an evaluation e reads as a chance of (1 + e) / 2, here in whole percent; at
+  // 0.98 (the shapes decide) or 0.99 (an end the search saw), as where the game goes.
+  if (Math.abs(evaluation) >= 0.98) {
+    return `the computer sees a ${evaluation > 0 ? "win" : "loss"} ahead, not proven`;
+  }
+  return `the computer's chance about ${Math.round(((1 + evaluation) / 2) * 100)} %`;
 }
 
 function showRules(rules) {

@@ -32,12 +32,13 @@ SHAPE_VALUES = np.array([0, 2, 12, 18, 96, 144, 800, 1200], dtype=np.int64)
 SHAPE_WIN = 30_000
 
 #: The value a search of a shaped game reports as an evaluation of tanh(1), on boards of
-#: more cells than the tables hold: fitted to a judge (`benchmarks.calibration`), so that
-#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move.
+#: more cells than the tables hold: fitted to a judge on 15x15 freestyle at 250 ms
+#: (`benchmarks.calibration`), so that (1 + evaluation) / 2 is about the chance of winning
+#: that Rapfi gives the side to move; other sizes and variants read on the same scale.
 SHAPE_SCALE = 2_600
 
 #: The same on boards of 16 cells or fewer, as it was before the fit (their answers never
-#: change): a leaf the shapes decide reads about 0.99.
+#: change): a leaf the shapes decide reads 0.9866.
 SMALL_BOARD_SHAPE_SCALE = 12_000
 
 
