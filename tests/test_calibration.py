@@ -160,10 +160,20 @@ def test_the_table_groups_by_size_and_counts_apart_what_it_cannot_hold_to_the_ju
 
 
 @pytest.mark.parametrize(
-    ("rules", "by_value"), [(GOMOKU, True), (Rules(2, 8, 5), False), (Rules(3, 5, 5), False)]
+    ("rules", "x", "o", "by_value"),
+    [
+        (GOMOKU, (112,), (), True),
+        # X to move with three in a row: some moves win, some do not.
+        (Rules(1, 16, 5), (6, 7, 8), (0, 1, 15), False),
+        (Rules(2, 8, 5), (1, 2, 3), (8, 9, 15), False),
+    ],
 )
 def test_an_analysis_ranks_moves_that_read_alike_by_their_values_beyond_16_cells(
-    monkeypatch: pytest.MonkeyPatch, rules: Rules, by_value: bool
+    monkeypatch: pytest.MonkeyPatch,
+    rules: Rules,
+    x: tuple[int, ...],
+    o: tuple[int, ...],
+    by_value: bool,
 ) -> None:
     """Every move read alike (as at the limit of 0.98): beyond 16 cells the greater value
     first; on smaller boards, whose answers never change, the lower cell first, as before."""
@@ -176,11 +186,15 @@ def test_an_analysis_ranks_moves_that_read_alike_by_their_values_beyond_16_cells
 
     monkeypatch.setattr(analysis_module.Ranking, "_estimate", keeping)
     monkeypatch.setattr(analysis_module.Ranking, "_judged", lambda self, value, proven: (None, 0.5))
-    board = Board.empty(rules).play(rules.cell_count // 2, Mark.X)
-    ranked = [found.move for found in analysis_module.analyse(board, Mark.O, 0.05).moves]
+    board = Board.empty(rules)
+    for cells, mark in ((x, Mark.X), (o, Mark.O)):
+        for cell in cells:
+            board = board.play(cell, mark)
+    mover = Mark.O if len(x) > len(o) else Mark.X
+    ranked = [found.move for found in analysis_module.analyse(board, mover, 0.05).moves]
     assert len(ranked) > 2
+    assert len({valued[move] for move in ranked}) > 1  # the values would tell them apart
     if by_value:
         assert ranked == sorted(ranked, key=lambda move: (-valued[move], move))
-        assert len({valued[move] for move in ranked}) > 1  # the values told them apart
     else:
         assert ranked == sorted(ranked)

@@ -474,6 +474,8 @@ def test_a_proven_search_says_what_it_proved(page: Page, served: tuple[str, Flas
         # An end the tree saw, or one the shapes decide: no chance, where the game goes.
         ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.99, "the computer sees a win ahead"),
         ("rows=15&cols=15", {"rows": 15, "cols": 15}, -0.98, "the computer sees a loss ahead"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.98, "the computer sees a win ahead"),
+        ("rows=15&cols=15", {"rows": 15, "cols": 15}, 0.979, "the computer's chance about 99 %"),
         # Misère's evaluation is no chance of winning: left out.
         ("rows=7&cols=7&k=5&misere=1", {"rows": 7, "cols": 7, "k": 5, "misere": True}, 0.3, None),
     ],
@@ -635,12 +637,53 @@ def test_swap2_an_answer_after_a_new_game_is_not_applied_to_it(page: Page) -> No
     page.page.click("#new-game")
     page.wait_for_turn_or_end()
     assert len(held) == 1
-    held[0].continue_()  # the old game's opening arrives now
-    page.page.wait_for_load_state("networkidle")
+    with page.page.expect_response("**/v1/swap2"):
+        held[0].continue_()  # the old game's opening arrives now
+    page.page.wait_for_timeout(200)  # not a wait for the page: time for it to misapply it
     expect(page.page.locator("#status")).to_have_text("Your turn (you play X)")
     assert page.cells() == [""] * 9
     expect(page.page.locator("#sides")).to_be_hidden()
     expect(page.page.locator("#board")).not_to_have_class(re.compile(r"\bthinking\b"))
+
+
+def test_a_linked_games_answer_after_a_new_game_is_not_applied_to_it(page: Page) -> None:
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.page.route("**/v1/analysis", hold_the_first)
+    with page.page.expect_request("**/v1/analysis"):
+        page.page.goto(page.base_url + "/?rows=15&cols=15&moves=112,113")
+    page.page.select_option("select[name=rows]", "3")
+    page.page.select_option("select[name=cols]", "3")
+    page.page.click("#new-game")
+    page.wait_for_turn_or_end()
+    assert len(held) == 1  # the linked game's check, still on its way
+    with page.page.expect_response("**/v1/analysis"):
+        held[0].continue_()
+    page.page.wait_for_timeout(200)  # not a wait for the page: time for it to misapply it
+    expect(page.page.locator("#status")).to_have_text("Your turn (you play X)")
+    assert page.cells() == [""] * 9
+    assert "moves" not in parse_qs(urlparse(page.page.url).query)
+
+
+def test_swap2_a_busy_service_says_how_to_try_again(page: Page) -> None:
+    busy = {"type": "about:blank", "title": "Busy", "status": 503, "code": "busy"}
+    page.page.route(
+        "**/v1/swap2",
+        lambda route: route.fulfill(status=503, content_type="application/problem+json", json=busy),
+    )
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2")
+    expect(page.page.locator("#status")).to_have_text(
+        re.compile("^Something went wrong: .*Press New game to try again$")
+    )
+    expect(page.page.locator("#board")).not_to_have_class(re.compile(r"\bthinking\b"))
+    assert [error for error in page.errors if "status of 503" not in error] == []
+    page.errors.clear()
 
 
 @pytest.mark.parametrize("first", ["swap2", "swap2-you"])

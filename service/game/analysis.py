@@ -113,12 +113,12 @@ class Ranking(Search):
             for move in candidates
         ]
         # Where evaluations stop at a limit, moves that read alike go by their values.
-        calibrated = self.calibrated
+        within_limit = self.within_limit
         estimates.sort(
             key=lambda found: (
                 -found.evaluation,
                 -(found.score or 0),
-                -values[found.move] if calibrated else 0,
+                -values[found.move] if within_limit else 0,
                 found.move,
             )
         )

@@ -506,7 +506,7 @@ class Search:
                 evaluation *= 0.99  # the heuristic search saw an end it has not proven
         elif proven:
             evaluation = 0.0
-        elif not self.calibrated:
+        elif not self.within_limit:
             # Boards whose answers never change read as they always did.
             scale = (
                 compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
@@ -527,7 +527,7 @@ class Search:
         return score, round(evaluation, 4)
 
     @property
-    def calibrated(self) -> bool:
+    def within_limit(self) -> bool:
         """Return whether the board reads its values within CALIBRATED_LIMIT (more cells
         than the tables hold), by shapes on the fitted scale."""
         return self.rules.cell_count > CALIBRATED_ABOVE_CELLS

@@ -64,8 +64,9 @@ export interface paths {
          * @description Takes the same request as `POST /v1/move` (`difficulty` and `seed` change nothing
          *     here) and ranks every legal move, best first and then by cell: its score, outcome and
          *     plies to the end under perfect play after it, and `line`, the moves of perfect play
-         *     from it to the end of the game (same tie-break as `/v1/move`). A finished game
-         *     answers with its status and an empty `moves`.
+         *     from it to the end of the game (same tie-break as `/v1/move`). Beyond 16 cells,
+         *     searched moves whose evaluations read alike go by the search's values before their
+         *     cells. A finished game answers with its status and an empty `moves`.
          *
          *     Beyond 4x4 the search ranks the candidate moves it looked at (the cells near the
          *     marks most likely to matter, and every cell that ends a line; with 8 empty cells or
@@ -394,7 +395,7 @@ export interface components {
             outcome: components["schemas"]["Outcome"] | null;
             /** @description Plies to the end under perfect play; 0 when over; null when not proven. */
             plies_to_end: number | null;
-            /** @description Every legal move (beyond 4x4, every candidate searched), best first, then by cell; empty when over. */
+            /** @description Every legal move (beyond 4x4, every candidate searched), best first, then by cell (beyond 16 cells, searched moves that read alike by the search's values first); empty when over. */
             moves: components["schemas"]["RankedMove"][];
             rules: components["schemas"]["Rules"];
             /** @description Only beyond 4x4 (absent from table answers); null when the game was already over. */

@@ -78,7 +78,8 @@ async function ask(path, body) {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(body),
   });
-  const answer = await response.json();
+  // An answer that is no JSON (a proxy's page) still fails with its status.
+  const answer = await response.json().catch(() => ({}));
   if (!response.ok) {
     const error = new Error(answer.detail || `the service answered ${response.status}`);
     error.status = response.status;
@@ -266,13 +267,15 @@ function opened(sent, answer) {
   showRules(answer.rules);
 }
 
-function refused(error) {
-  // Swap2 refuses a game it is not for (422), which no retry mends; anything else may pass.
+function notAGame(error) {
+  // The service refuses a game (422), which no retry mends; anything else (busy, a lost
+  // connection) may pass, and a new game tries again.
+  game.over = true;
+  render();
   if (error.status === 422) {
-    game.over = true;
     say(`Not a game: ${error.message}`);
   } else {
-    say(`Something went wrong: ${error.message}`);
+    say(`Something went wrong: ${error.message}. Press New game to try again`);
   }
 }
 
@@ -290,7 +293,7 @@ async function computerOpens() {
     page.sides.querySelector("button").focus();
   } catch (error) {
     if (id !== game.id) return;
-    refused(error);
+    notAGame(error);
   }
   thinking(false);
   render();
@@ -341,7 +344,7 @@ async function computerDecides() {
   } catch (error) {
     if (id !== game.id) return;
     if (error.status === 422) {
-      refused(error);
+      notAGame(error);
     } else {
       // The opening stays but for its last stone: placing it again asks again.
       game.cells[sent[2]] = "";
@@ -396,6 +399,7 @@ async function showHints() {
     );
     render();
   } catch (error) {
+    if (id !== game.id) return;
     say(`Something went wrong: ${error.message}`);
   }
 }
@@ -422,6 +426,7 @@ async function resume(moves) {
   // A linked game: its moves alternate from the first mover's mark (notation, not a rule:
   // the service judges the position); then the computer moves, or it is the person's turn,
   // or the service says how the game ended.
+  const id = game.id;
   const [firstMark, secondMark] =
     game.first === "computer" ? [game.computer, game.you] : [game.you, game.computer];
   // The service judges the order too (a move after the end, a cell taken twice), which a
@@ -430,11 +435,11 @@ async function resume(moves) {
   try {
     await ask("/v1/analysis", { moves, rules: game.rules });
   } catch (error) {
-    game.over = true;
-    render();
-    say(`Not a game: ${error.message}`);
+    if (id !== game.id) return; // a new game began meanwhile
+    notAGame(error);
     return;
   }
+  if (id !== game.id) return;
   for (const [order, cell] of moves.entries()) {
     if (!Number.isInteger(cell) || game.cells[cell] !== "") {
       game.over = true;
@@ -454,18 +459,20 @@ async function resume(moves) {
   }
   try {
     const analysis = await ask("/v1/analysis", position(game.you));
+    if (id !== game.id) return;
     showRules(analysis.rules);
     if (analysis.status !== "in_progress") {
       // Over: the move endpoint names the winner and the lines of a finished board.
-      finish(await ask("/v1/move", position(game.you)));
+      const over = await ask("/v1/move", position(game.you));
+      if (id !== game.id) return;
+      finish(over);
       render();
       return;
     }
     forbidYou(analysis.forbidden);
   } catch (error) {
-    game.over = true;
-    render();
-    say(`Not a game: ${error.message}`);
+    if (id !== game.id) return;
+    notAGame(error);
     return;
   }
   game.yourTurn = true;
@@ -538,9 +545,7 @@ async function newGame(event) {
     if (game.first === "swap2-you") await swap2Opens();
   } catch (error) {
     if (id !== game.id) return;
-    game.over = true;
-    render();
-    say(`Not a game: ${error.message}`);
+    notAGame(error);
     return;
   }
   if (id !== game.id) return;
