@@ -506,24 +506,23 @@ class Search:
                 evaluation *= 0.99  # the heuristic search saw an end it has not proven
         elif proven:
             evaluation = 0.0
-        elif not self.within_limit:
-            # Boards whose answers never change read as they always did.
-            scale = (
-                compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
-                if self._reads_shapes()
-                else 2 * self.position.geometry.weights[self.rules.k]
-            )
-            evaluation = math.tanh(value / scale)
         else:
-            scale = (
+            # Boards whose answers never change read shapes on the scale they always had.
+            shape_scale = (
                 compiled.evaluation.SHAPE_SCALE
+                if self.within_limit
+                else compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
+            )
+            scale = (
+                shape_scale
                 if self._reads_shapes()
                 else 2 * self.position.geometry.weights[self.rules.k]
             )
-            # A leaf the shapes decide is worth far more than the scale, as can be the
-            # windows' count: either reads below an end the tree saw (0.99).
             evaluation = math.tanh(value / scale)
-            evaluation = max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, evaluation))
+            if self.within_limit:
+                # A leaf the shapes decide is worth far more than the scale, as can be the
+                # windows' count: either reads below an end the tree saw (0.99).
+                evaluation = max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, evaluation))
         return score, round(evaluation, 4)
 
     @property
