@@ -535,6 +535,121 @@ def test_swap2_the_computer_opens_and_the_player_takes_a_side(page: Page, side: 
     assert page.cells() == after
 
 
+def an_opening(stones: tuple[int, int, int], rules: dict[str, Any]) -> dict[str, Any]:
+    """Return an answer to an opening request on 15x15 (`rules`, as the service answers
+    them) that places `stones`: the service's own are a search's, so not known ahead."""
+    board = [""] * 225
+    for order, cell in enumerate(stones):
+        board[cell] = "XO"[order % 2]
+    return {
+        "decision": "place",
+        "stones": list(stones),
+        "side": None,
+        "board": board,
+        "next_player": "O",
+        "evaluation": 0.0,
+        "rules": rules,
+    }
+
+
+@pytest.mark.parametrize(
+    ("opening", "two", "decision", "you"),
+    [
+        # X's three in a row in the middle, O's two in corners: the computer takes X.
+        ((112, 0, 113), (14, 111), "swap", "O"),
+        # X's three in corners, O's two in the middle: it stays O and plays its stone.
+        ((0, 112, 14), (113, 224), "move", "X"),
+    ],
+)
+def test_swap2_the_player_places_two_more_and_the_computer_chooses(
+    page: Page,
+    served: tuple[str, Flask],
+    opening: tuple[int, int, int],
+    two: tuple[int, int],
+    decision: str,
+    you: str,
+) -> None:
+    """Swap2's third choice: the player places an O and an X, the computer takes a side."""
+    _, app = served
+    stones = (*opening, *two)
+    answer = decided(app, stones)
+    assert answer["decision"] == decision  # the service's own choice here
+    answered: list[Any] = []
+
+    def handle(route: Any) -> None:
+        moves = route.request.post_data_json["moves"]
+        answered.append(moves)
+        route.fulfill(
+            status=200,
+            content_type="application/json",
+            json=an_opening(opening, answer["rules"]) if moves == [] else answer,
+        )
+
+    page.page.route("**/v1/swap2", handle)
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2")
+    expect(page.page.locator("#status")).to_have_text(re.compile("or place two more$"))
+    page.page.click("#place-two")
+    expect(page.page.locator("#sides")).to_be_hidden()
+    expect(page.page.locator("#status")).to_have_text(re.compile("^Swap2: place an O"))
+    expect(page.page.locator("#hint")).to_be_disabled()
+    page.page.click(f".cell[data-cell='{two[0]}']")
+    expect(page.page.locator("#status")).to_have_text(re.compile("^Swap2: now place an X"))
+    page.page.click(f".cell[data-cell='{two[1]}']")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
+    assert answered == [[], list(stones)]
+    cells = page.cells()
+    assert [cells[cell] for cell in stones] == ["X", "O", "X", "O", "X"]
+    assert cells.count("O") == (2 if decision == "swap" else 3)
+    # The computer's sixth stone, after a move, is its last; after a swap there is none.
+    expect(page.page.locator(".cell.last")).to_have_count(len(answer["stones"]))
+    # The game goes on as any other, and its address opens it again.
+    query = parse_qs(urlparse(page.page.url).query)
+    assert (query["mark"], query["first"]) == ([you], ["you" if you == "X" else "computer"])
+    assert query["moves"] == [",".join(str(cell) for cell in [*stones, *answer["stones"]])]
+    page.page.unroute("**/v1/swap2")
+    page.page.goto(page.page.url)
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
+    assert page.cells() == cells
+
+
+def test_swap2_a_busy_service_takes_back_the_players_x_to_ask_again(
+    page: Page, served: tuple[str, Flask]
+) -> None:
+    _, app = served
+    busy = {"type": "about:blank", "title": "Busy", "status": 503, "code": "busy"}
+    opening, two = (112, 0, 113), (14, 111)
+
+    def handle(route: Any) -> None:
+        if route.request.post_data_json["moves"] == []:
+            rules = {"rows": 15, "cols": 15, "k": 5, "misere": False, "variant": "freestyle"}
+            route.fulfill(
+                status=200, content_type="application/json", json=an_opening(opening, rules)
+            )
+        else:
+            route.fulfill(status=503, content_type="application/problem+json", json=busy)
+
+    page.page.route("**/v1/swap2", handle)
+    page.page.goto(page.base_url + "/?rows=15&cols=15&first=swap2")
+    page.page.click("#place-two")
+    for cell in two:
+        page.page.click(f".cell[data-cell='{cell}']")
+    expect(page.page.locator("#status")).to_have_text(
+        re.compile("^Something went wrong: .*Place your X again$")
+    )
+    cells = page.cells()
+    assert (cells[two[0]], cells[two[1]]) == ("O", "")  # the X taken back, the O kept
+    page.page.unroute("**/v1/swap2")
+    answered = answer_swap2_with(page, decided(app, (*opening, *two)))
+    page.page.click(f".cell[data-cell='{two[1]}']")
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text("Your turn (you play O)")
+    assert [request["moves"] for request in answered] == [[*opening, *two]]  # asked again
+    assert [error for error in page.errors if "status of 503" not in error] == []
+    page.errors.clear()
+
+
 def decided(app: Flask, stones: tuple[int, ...]) -> dict[str, Any]:
     """Return the service's Swap2 decision on 15x15 after the opener's `stones`."""
     body = {"moves": stones, "rules": {"rows": 15, "cols": 15}}
@@ -616,10 +731,11 @@ def test_swap2_a_busy_service_leaves_the_opening_to_ask_again(
     )
     assert page.cells().count("X") == 1  # the last stone taken back, the rest kept
     page.page.unroute("**/v1/swap2")
-    answer_swap2_with(page, decided(app, (112, 0, 113)))
+    answered = answer_swap2_with(page, decided(app, (112, 0, 113)))
     page.page.click(".cell[data-cell='113']")
     page.wait_for_turn_or_end()
     expect(page.page.locator("#status")).to_have_text("Your turn (you play O)")
+    assert [request["moves"] for request in answered] == [[112, 0, 113]]  # asked again
     assert [
         error for error in page.errors if "status of 503" not in error and "422" not in error
     ] == []

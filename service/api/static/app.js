@@ -59,7 +59,8 @@ const game = {
   lastMove: null,
   // Under renju, the cells the service says black may not play, when black is to move.
   forbidden: new Set(),
-  // Swap2's opening, while it lasts: who places the three stones ("computer" or "you").
+  // Swap2's opening, while it lasts: who places stones ("computer": its three; "you": your
+  // three; "two": your two more after the computer's three, its third choice).
   opening: null,
   // Which game this is: an answer to an earlier game's request is not applied to it.
   id: 0,
@@ -246,7 +247,7 @@ async function computerMove() {
 
 function play(index) {
   if (!game.yourTurn || game.over || game.cells[index] !== "") return;
-  if (game.opening === "you") {
+  if (game.opening === "you" || game.opening === "two") {
     placeOpening(index);
     return;
   }
@@ -258,8 +259,9 @@ function play(index) {
 }
 
 // Swap2, gomoku's opening rule: the opener places X, O and X; the other player takes a
-// side (or, if it is the computer, plays O's stone). The service decides the computer's
-// part (/v1/swap2), and refuses a game Swap2 is not for, with its reason.
+// side (or, if it is the computer, plays O's stone), or places two more, O and X, and the
+// opener chooses. The service decides the computer's part (/v1/swap2), and refuses a game
+// Swap2 is not for, with its reason.
 
 function opened(sent, answer) {
   game.cells = answer.board;
@@ -289,7 +291,7 @@ async function computerOpens() {
     opened([], answer);
     page.engine.textContent = "Swap2: the computer placed an opening of X, O and X.";
     page.sides.hidden = false;
-    say("Take a side: X (black) moves next but one, O (white) next");
+    say("Take a side (X, black, moves next but one; O, white, next), or place two more");
     page.sides.querySelector("button").focus();
   } catch (error) {
     if (id !== game.id) return;
@@ -309,11 +311,26 @@ function takeSide(mark) {
   }
 }
 
+function placeTwo() {
+  // Swap2's third choice: two more stones, O then X, and the computer chooses a side.
+  page.sides.hidden = true;
+  game.opening = "two";
+  game.yourTurn = true;
+  say("Swap2: place an O, then an X; the computer then chooses a side");
+  render();
+  // The pressed button is hidden: the focus goes to the board.
+  page.cells.find((cell) => !cell.disabled)?.focus();
+}
+
 function placeOpening(index) {
-  // The opener's three stones: X, O, then X.
+  // The opener's three stones, X, O and X; or the other player's two more, O and X.
   game.cells[index] = game.moves.length % 2 === 0 ? "X" : "O";
   game.moves.push(index);
   render();
+  if (game.moves.length === 4) {
+    say("Swap2: now place an X; the computer then chooses a side");
+    return;
+  }
   if (game.moves.length < 3) {
     say(`Swap2: place your opening's ${game.moves.length === 1 ? "O" : "second X"}`);
     return;
@@ -332,7 +349,8 @@ async function computerDecides() {
     const answer = await ask("/v1/swap2", { moves: sent, rules: game.rules });
     if (id !== game.id) return; // a new game began meanwhile
     opened(sent, answer);
-    // A swap: the computer takes X (black), O is to move. A move: it plays O's stone.
+    // A swap: the computer takes X (black), O is to move. A move: it plays O's stone (the
+    // fourth after three, the sixth after five).
     startAs(answer.decision === "swap" ? "O" : "X");
     game.lastMove = answer.decision === "move" ? answer.stones[0] : null;
     page.engine.textContent =
@@ -346,11 +364,12 @@ async function computerDecides() {
     if (error.status === 422) {
       notAGame(error);
     } else {
-      // The opening stays but for its last stone: placing it again asks again.
-      game.cells[sent[2]] = "";
-      game.moves = sent.slice(0, 2);
+      // The stones stay but for the last: placing it again asks again.
+      game.cells[sent[sent.length - 1]] = "";
+      game.moves = sent.slice(0, -1);
       game.yourTurn = true;
-      say(`Something went wrong: ${error.message}. Place your opening's second X again`);
+      const again = sent.length === 3 ? "your opening's second X" : "your X";
+      say(`Something went wrong: ${error.message}. Place ${again} again`);
     }
   }
   thinking(false);
@@ -573,5 +592,6 @@ async function swap2Opens() {
 page.hint.addEventListener("click", showHints);
 document.getElementById("take-x").addEventListener("click", () => takeSide("X"));
 document.getElementById("take-o").addEventListener("click", () => takeSide("O"));
+document.getElementById("place-two").addEventListener("click", placeTwo);
 page.settings.addEventListener("submit", newGame);
 newGame();
