@@ -846,6 +846,61 @@ def test_a_late_move_that_makes_a_four_or_takes_the_opponents_is_never_reduced()
     assert reduction(four, x) == 0  # X's four, closed at one end: a move value under 96
     assert reduction(four, o) == 0  # O takes the cell of X's four: under 96 too
     assert reduction(far, x) == reduction(far, o) == compiled.tree.REDUCED_PLIES
+    # Later moves of deeper nodes, by more plies, an even number still.
+    deeper = [int(compiled.tree.reduction(state, far, x, *at, below_the_root, False))
+              for at in [(6, 5), (6, 6), (10, 7), (10, 8)]]  # fmt: skip
+    assert deeper == [2, 4, 4, 6]
+
+
+def scattered() -> Board:
+    """15x15, X to move: eight stones, no two of a side within four cells in a line, so
+    that every move near them is quiet (it makes or stops at most a two)."""
+    board, mover = Board.empty(Rules(15, 15, 5)), Mark.X
+    for row, col in [(7, 7), (2, 2), (2, 12), (12, 2), (12, 12), (7, 1), (7, 13), (1, 7)]:
+        board, mover = board.play(row * 15 + col, mover), mover.opponent
+    return board
+
+
+def nodes_and_value(depth: int, alpha: int, beta: int) -> tuple[int, int]:
+    """Search `scattered` for X a ply below the root, `depth` plies from the leaves,
+    within (alpha, beta), with a table of its own; return the nodes counted and the value."""
+    geometry, state, table, limits = Search(scattered(), Mark.X, TIME).kernel
+    ply = np.int64(1)  # not a literal: see compiled.tree.root_value
+    value = compiled.tree.node_value(
+        geometry, state, table, 1, depth, alpha, beta, ply, False, False, limits
+    )
+    return int(limits[0]), int(value)
+
+
+def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes() -> None:
+    """Futility pruning: at most FUTILITY_DEPTH plies from the leaves, a node searched with
+    a null window whose static value stands above beta by FUTILITY_MARGIN a ply beyond the
+    first is not searched; a point less, or a full window, and it is."""
+    _geometry, state, _table, _limits = Search(scattered(), Mark.X, TIME).kernel
+    static = -int(compiled.evaluation._shape_value(state[10], state[11][2], 2))
+    margin = compiled.tree.FUTILITY_MARGIN
+    for depth in range(1, compiled.tree.FUTILITY_DEPTH + 1):
+        beta = static - margin * (depth - 1)
+        assert nodes_and_value(depth, beta - 1, beta) == (1, static)
+        # Searched: more nodes, or a leaf's parent's value (its leaves count no node).
+        assert nodes_and_value(depth, beta, beta + 1) != (1, static)
+        assert nodes_and_value(depth, beta - 2, beta) != (1, static)
+    beta = static - margin * compiled.tree.FUTILITY_DEPTH
+    assert nodes_and_value(compiled.tree.FUTILITY_DEPTH + 1, beta - 1, beta)[0] > 1
+
+
+def test_near_the_leaves_a_node_leaves_its_late_quiet_moves_unsearched() -> None:
+    """Late-move pruning: two and three plies from the leaves a node searches its first
+    PRUNED_FROM[depth] quiet moves and no more. Its window is beyond every value, so that
+    nothing cuts and each reply, far above its own window, is worth its shapes (one node)."""
+    geometry, state, table, _limits = Search(scattered(), Mark.X, TIME).kernel
+    ply = np.int64(1)
+    tried = compiled.tree.node_moves(geometry, state, table, 1, 2, ply, False)
+    assert len(tried) == compiled.candidates.CANDIDATES_TRIED  # more than it searches
+    beyond = compiled.kernel.HEURISTIC_LIMIT
+    for depth in (2, 3):
+        nodes, _value = nodes_and_value(depth, beyond - 1, beyond)
+        assert nodes == 1 + compiled.tree.PRUNED_FROM[depth]
 
 
 def test_a_foul_that_stops_fives_in_two_directions_stops_neither() -> None:

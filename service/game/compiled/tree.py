@@ -1,7 +1,8 @@
 """The alpha-beta tree, heuristic and exact: a principal variation search over the moves
-of `service.game.compiled.candidates`, late quiet moves searched shallower first, the
-transposition table (`service.game.transposition`) read and written at every node, the
-nodes that the shapes decide not searched, and the leaves valued by
+of `service.game.compiled.candidates`, late quiet moves searched shallower first (and near
+the leaves not at all), the transposition table (`service.game.transposition`) read and
+written at every node, the nodes that the shapes decide not searched, nor those near the
+leaves whose shapes stand far above the window, and the leaves valued by
 `service.game.compiled.evaluation` without playing their moves. From Python: a root's
 value, a move's, the expected line, and the nodes of the tree shared between threads
 (`service.game.shared_tree`), one at a time."""
@@ -12,7 +13,13 @@ import numpy as np
 from numba import njit
 
 from service.game.compiled.candidates import _node_moves
-from service.game.compiled.evaluation import SHAPE_WIN, _heuristic, _leaf_value, _shape_end
+from service.game.compiled.evaluation import (
+    SHAPE_WIN,
+    _heuristic,
+    _leaf_value,
+    _shape_end,
+    _shape_value,
+)
 from service.game.compiled.fouls import _blocked_by_a_foul, _open_four_for_black
 from service.game.compiled.kernel import ABORTED, MATE, _out_of_time, _uncounted
 from service.game.compiled.shapes import FIVE, FOUR, OPEN_FOUR, _makes_at_least, _move_value
@@ -127,12 +134,9 @@ def store_node(table, state, depth, value, bound, move):  # type: ignore[no-unty
 
 
 #: Late-move reductions: from a node's REDUCED_FROM-th move on (the first is 0), at least
-#: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (its move
-#: value, `_move_value` on Wine's scale, under QUIET_BELOW: it makes and stops no five,
-#: open four or double threat, and its lesser shapes sum to little; and it neither makes a
-#: four nor takes the cell of one of the opponent's, `_makes_at_least`) is searched
-#: REDUCED_PLIES shallower, with a null window, and again at full depth if it may raise
-#: alpha. Two plies, not one, so that the search below ends
+#: REDUCED_FROM_DEPTH plies from the leaves and below the root, a quiet move (`_quiet`) is
+#: searched REDUCED_PLIES shallower, with a null window, and again at full depth if it may
+#: raise alpha. Two plies, not one, so that the search below ends
 #: on the same side's move as the unreduced one: the shapes value a position very
 #: differently for the side to move, and by one ply 15 % of the reduced moves failed high
 #: (docs/STRENGTH.md). Three plies from the leaves the reduced move's reply is searched as
@@ -143,7 +147,65 @@ REDUCED_FROM_DEPTH = 3
 
 REDUCED_PLIES = 2
 
+#: Later quiet moves of deeper nodes are reduced more, an even number of plies still:
+#: (from the move, at least this far from the leaves, by so many plies), the last that
+#: applies.
+DEEPER_REDUCTIONS = ((6, 6, 4), (10, 8, 6))
+
+#: A move is quiet when its move value (`_move_value`, on Wine's scale) is under
+#: QUIET_BELOW: it makes and stops no five, open four or double threat, and its lesser
+#: shapes sum to little; and it neither makes a four nor takes the cell of one of the
+#: opponent's (`_makes_at_least`).
 QUIET_BELOW = 96
+
+#: Late-move pruning: a node PRUNED_FROM_DEPTH plies or fewer from the leaves, below the
+#: root and not lost, leaves its quiet moves unsearched from its PRUNED_FROM[depth]-th
+#: move on (the first is 0): Rapfi's move-count pruning.
+PRUNED_FROM = (0, 0, 5, 7)
+
+#: Futility pruning of a node (Rapfi's, of a child node): below the root, at most
+#: FUTILITY_DEPTH plies from the leaves, searched with a null window, with no five to make
+#: for either side, a node whose static value (its shapes, for the side to move) stands
+#: above beta by FUTILITY_MARGIN for each ply beyond the first is worth that value,
+#: unsearched.
+FUTILITY_DEPTH = 3
+
+FUTILITY_MARGIN = 150
+
+
+@_uncounted
+def _quiet(state, move, player):  # type: ignore[no-untyped-def]
+    """Return whether a move is quiet (QUIET_BELOW), where the game keeps shapes."""
+    if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
+        return False
+    # A single four is worth little on Wine's scale, but reduced it may leave the defence
+    # short (docs/STRENGTH.md): fours made and stopped are not quiet.
+    return not (
+        _makes_at_least(state, move, player, FOUR) or _makes_at_least(state, move, 3 - player, FOUR)
+    )
+
+
+@_uncounted
+def _futile(state, player, depth, alpha, beta, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return the static value of a node the tree leaves unsearched (FUTILITY_DEPTH), or
+    ABORTED (which no value is) where it searches it."""
+    if ply == 0 or misere or exact or depth > FUTILITY_DEPTH or beta - alpha != 1:
+        return ABORTED
+    tally = state[10]
+    if state[11][0] == 0 or tally[player, FIVE] > 0 or tally[3 - player, FIVE] > 0:
+        return ABORTED
+    static = -_shape_value(tally, state[11][2], 3 - player)
+    if static - FUTILITY_MARGIN * (depth - 1) >= beta and abs(static) < SHAPE_WIN:
+        return static
+    return ABORTED
+
+
+@_uncounted
+def _pruned(state, move, player, at, depth, ply, misere, exact, best_value):  # type: ignore[no-untyped-def]  # noqa: PLR0917
+    """Return whether the tree leaves a node's `at`-th move unsearched (PRUNED_FROM)."""
+    if ply == 0 or misere or exact or depth >= len(PRUNED_FROM) or at < PRUNED_FROM[depth]:
+        return False
+    return best_value > -SHAPE_WIN and _quiet(state, move, player)
 
 
 @_uncounted
@@ -152,13 +214,13 @@ def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ign
     (REDUCED_PLIES for a late quiet move, where the game keeps shapes), else 0."""
     if at < REDUCED_FROM or depth < REDUCED_FROM_DEPTH or ply == 0 or misere or exact:
         return 0
-    if state[11][0] == 0 or _move_value(state, move, player) >= QUIET_BELOW:
+    if not _quiet(state, move, player):
         return 0
-    if _makes_at_least(state, move, player, FOUR) or _makes_at_least(state, move, 3 - player, FOUR):
-        # A single four is worth little on Wine's scale, but reduced it may leave the
-        # defence short (docs/STRENGTH.md): fours made and stopped keep their depth.
-        return 0
-    return REDUCED_PLIES
+    plies = REDUCED_PLIES
+    for from_move, from_depth, deeper in DEEPER_REDUCTIONS:
+        if at >= from_move and depth >= from_depth:
+            plies = deeper
+    return plies
 
 
 @njit(cache=True, nogil=True)
@@ -185,6 +247,9 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     decided = _decided(geometry, state, player, depth, ply, misere, exact)
     if decided != 0:
         return decided
+    futile = _futile(state, player, depth, alpha, beta, ply, misere, exact)
+    if futile != ABORTED:
+        return futile
     count = _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work)
     moves = work[0][ply]  # this ply's row: the plies below write only theirs
     if depth <= 1:
@@ -196,6 +261,8 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
         best_move = moves[0]
     for at in range(count if depth > 1 else 0):
         move = moves[at]
+        if _pruned(state, move, player, at, depth, ply, misere, exact, best_value):
+            continue
         reduction = _reduction(state, move, player, at, depth, ply, misere, exact)
         if _play(geometry, state, move, player):
             # Completing a line ends the game at once: won, or under misère lost.
