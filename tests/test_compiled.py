@@ -889,6 +889,22 @@ def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes()
     assert nodes_and_value(compiled.tree.FUTILITY_DEPTH + 1, beta - 1, beta)[0] > 1
 
 
+def test_boards_of_16_cells_or_fewer_are_neither_pruned_nor_reduced_deeper() -> None:
+    """Their answers never change: on 2x8 and 3x5, five in a row, a node far above its null
+    window is searched, late quiet moves are, and reduced by two plies only."""
+    for rules in (Rules(2, 8, 5), Rules(3, 5, 5)):
+        board = Board.empty(rules).play(0, Mark.X).play(rules.cols * rules.rows - 1, Mark.O)
+        _geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+        assert state[11][0] == 1  # the game keeps shapes, as 15x15's does
+        low = -compiled.kernel.HEURISTIC_LIMIT
+        assert compiled.tree._futile(state, 1, 2, low, low + 1, 1, False, False) == (
+            compiled.kernel.ABORTED
+        )
+        move = 1 + rules.cols  # an empty cell, quiet on so short a board
+        assert not compiled.tree._pruned(state, move, 1, 10, 3, 1, False, False, 0)
+        assert compiled.tree.reduction(state, move, 1, 10, 8, 1, False) in (0, 2)
+
+
 def test_near_the_leaves_a_node_leaves_its_late_quiet_moves_unsearched() -> None:
     """Late-move pruning: two and three plies from the leaves a node searches its first
     PRUNED_FROM[depth] quiet moves and no more. Its window is beyond every value, so that

@@ -158,17 +158,22 @@ DEEPER_REDUCTIONS = ((6, 6, 4), (10, 8, 6))
 #: opponent's (`_makes_at_least`).
 QUIET_BELOW = 96
 
-#: Late-move pruning: a node PRUNED_FROM_DEPTH plies or fewer from the leaves, below the
-#: root and not lost, leaves its quiet moves unsearched from its PRUNED_FROM[depth]-th
-#: move on (the first is 0): Rapfi's move-count pruning.
+#: Late-move pruning: a node two or three plies from the leaves, below the root and not
+#: lost, leaves its quiet moves unsearched from its PRUNED_FROM[depth]-th move on (the
+#: first is 0): Rapfi's move-count pruning.
 PRUNED_FROM = (0, 0, 5, 7)
 
 #: Futility pruning of a node (Rapfi's, of a child node): below the root, at most
 #: FUTILITY_DEPTH plies from the leaves, searched with a null window, with no five to make
 #: for either side, a node whose static value (its shapes, for the side to move) stands
 #: above beta by FUTILITY_MARGIN for each ply beyond the first is worth that value,
-#: unsearched.
+#: unsearched. (A reduced move's reply three plies from the leaves, at depth 0, is read
+#: so with a margin of -150, as measured: a fail-low there is searched again in full.)
 FUTILITY_DEPTH = 3
+
+#: The deeper reductions, the late-move pruning and the futility pruning apply on boards
+#: of more than this many cells: the smaller boards' answers never change.
+PRUNED_ABOVE_CELLS = 16
 
 FUTILITY_MARGIN = 150
 
@@ -191,6 +196,8 @@ def _futile(state, player, depth, alpha, beta, ply, misere, exact):  # type: ign
     ABORTED (which no value is) where it searches it."""
     if ply == 0 or misere or exact or depth > FUTILITY_DEPTH or beta - alpha != 1:
         return ABORTED
+    if state[0].shape[0] <= PRUNED_ABOVE_CELLS:
+        return ABORTED
     tally = state[10]
     if state[11][0] == 0 or tally[player, FIVE] > 0 or tally[3 - player, FIVE] > 0:
         return ABORTED
@@ -205,6 +212,8 @@ def _pruned(state, move, player, at, depth, ply, misere, exact, best_value):  # 
     """Return whether the tree leaves a node's `at`-th move unsearched (PRUNED_FROM)."""
     if ply == 0 or misere or exact or depth >= len(PRUNED_FROM) or at < PRUNED_FROM[depth]:
         return False
+    if depth < 2 or state[0].shape[0] <= PRUNED_ABOVE_CELLS:
+        return False
     return best_value > -SHAPE_WIN and _quiet(state, move, player)
 
 
@@ -217,6 +226,8 @@ def _reduction(state, move, player, at, depth, ply, misere, exact):  # type: ign
     if not _quiet(state, move, player):
         return 0
     plies = REDUCED_PLIES
+    if state[0].shape[0] <= PRUNED_ABOVE_CELLS:
+        return plies
     for from_move, from_depth, deeper in DEEPER_REDUCTIONS:
         if at >= from_move and depth >= from_depth:
             plies = deeper
