@@ -607,11 +607,14 @@ def test_swap2_the_player_places_two_more_and_the_computer_chooses(
     query = parse_qs(urlparse(page.page.url).query)
     assert (query["mark"], query["first"]) == ([you], ["you" if you == "X" else "computer"])
     assert query["moves"] == [",".join(str(cell) for cell in [*stones, *answer["stones"]])]
+    assert query["opening"] == ["5"]
     page.page.unroute("**/v1/swap2")
     page.page.goto(page.page.url)
     page.wait_for_turn_or_end()
     expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
     assert page.cells() == cells
+    # Reloaded, the player's fifth stone is still not outlined as the computer's move.
+    expect(page.page.locator(".cell.last")).to_have_count(len(answer["stones"]))
 
 
 def test_swap2_a_busy_service_takes_back_the_players_x_to_ask_again(
@@ -706,6 +709,15 @@ def test_swap2_the_player_opens_and_the_computer_chooses(
     cells = page.cells()
     assert [cells[cell] for cell in stones] == ["X", "O", "X"]
     assert cells.count("O") == (1 if decision == "swap" else 2)
+    # The computer's stone, after a move, is its last; after a swap there is none, and a
+    # reload of the address outlines none of the player's opening either.
+    expect(page.page.locator(".cell.last")).to_have_count(len(answer["stones"]))
+    assert parse_qs(urlparse(page.page.url).query)["opening"] == ["3"]
+    page.page.goto(page.page.url)
+    page.wait_for_turn_or_end()
+    expect(page.page.locator("#status")).to_have_text(f"Your turn (you play {you})")
+    assert page.cells() == cells
+    expect(page.page.locator(".cell.last")).to_have_count(len(answer["stones"]))
     forget_the_probes_refusal(page)
 
 

@@ -19,14 +19,17 @@ const page = {
 // /?rows=4&cols=4&k=4&misere=1&difficulty=perfect&mark=O&first=computer&seed=7
 // (or variant=standard, variant=caro, variant=renju instead of misere)
 // (a seed makes the computer's random choices repeatable; first=swap2 or first=swap2-you
-// opens by Swap2, after which the address names the sides), and the game so far as its moves,
-// cells in the order played from the first mover's mark: &moves=4,0,8. The page keeps its
-// address up to date as the game goes, so that copying it shares the game.
+// opens by Swap2, after which the address names the sides and &opening=3 or 5 how many of
+// the moves its opening placed), and the game so far as its moves, cells in the order
+// played from the first mover's mark: &moves=4,0,8. The page keeps its address up to date
+// as the game goes, so that copying it shares the game.
 const address = new URLSearchParams(window.location.search);
 // Only cell numbers: anything else (a blank, "0x4", "1.5") is no cell, and the link no game.
 const linkedMoves = address.has("moves")
   ? address.get("moves").split(",").map((part) => (/^[0-9]+$/.test(part) ? Number(part) : NaN))
   : [];
+// A Swap2 opening leaves three stones or five.
+const linkedOpening = /^[35]$/.test(address.get("opening") ?? "") ? Number(address.get("opening")) : 0;
 // A seed is a whole number; anything else in the address is no seed.
 const seed = /^[0-9]+$/.test(address.get("seed") ?? "") ? Number(address.get("seed")) : null;
 for (const name of ["rows", "cols", "k", "difficulty", "variant"]) {
@@ -62,6 +65,9 @@ const game = {
   // Swap2's opening, while it lasts: who places stones ("computer": its three; "you": your
   // three; "two": your two more after the computer's three, its third choice).
   opening: null,
+  // The stones a finished Swap2 opening placed (3 or 5; 0 without one): never outlined as
+  // the computer's last move, which the opening's last stone may not be.
+  openingStones: 0,
   // Which game this is: an answer to an earlier game's request is not applied to it.
   id: 0,
 };
@@ -189,6 +195,7 @@ function keepInAddress() {
   kept.set("mark", game.you);
   kept.set("first", game.first);
   if (seed !== null) kept.set("seed", String(seed));
+  if (game.openingStones > 0) kept.set("opening", String(game.openingStones));
   if (game.moves.length > 0) kept.set("moves", game.moves.join(","));
   window.history.replaceState(null, "", `?${kept}`);
 }
@@ -303,6 +310,7 @@ async function computerOpens() {
 
 function takeSide(mark) {
   page.sides.hidden = true;
+  game.openingStones = game.moves.length;
   startAs(mark);
   if (game.computer === "O") {
     computerMove();
@@ -349,6 +357,7 @@ async function computerDecides() {
     const answer = await ask("/v1/swap2", { moves: sent, rules: game.rules });
     if (id !== game.id) return; // a new game began meanwhile
     opened(sent, answer);
+    game.openingStones = sent.length;
     // A swap: the computer takes X (black), O is to move. A move: it plays O's stone (the
     // fourth after three, the sixth after five).
     startAs(answer.decision === "swap" ? "O" : "X");
@@ -470,7 +479,8 @@ async function resume(moves) {
   }
   game.moves = [...moves];
   const lastMark = moves.length % 2 === 1 ? firstMark : secondMark;
-  game.lastMove = lastMark === game.computer ? moves[moves.length - 1] : null;
+  const opening = moves.length <= game.openingStones; // its last stone may be yours
+  game.lastMove = lastMark === game.computer && !opening ? moves[moves.length - 1] : null;
   keepInAddress();
   if (lastMark === game.you) {
     computerMove();
@@ -534,6 +544,7 @@ async function newGame(event) {
   game.lastMove = null;
   game.moves = [];
   game.opening = null;
+  game.openingStones = !event && linkedMoves.length > 0 ? linkedOpening : 0;
   page.sides.hidden = true;
   delete page.board.dataset.result;
   page.rules.textContent = "";
