@@ -10,6 +10,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from flask.testing import FlaskClient
 
@@ -20,6 +21,7 @@ from benchmarks import (
     footprint,
     http_bench,
     ladder,
+    margins,
     search_bench,
     threads,
     tree_speed,
@@ -166,6 +168,20 @@ def test_the_tree_speed_benchmark_tells_the_same_tree_by_its_digest_in_any_check
     there = tree_speed.measure_in(Path(__file__).resolve().parent.parent, 2, 3)
     assert (there["nodes"], there["digest"]) == (here["nodes"], here["digest"])
     assert tree_speed.measure(2, 4)["digest"] != here["digest"]
+
+
+def test_the_margins_benchmark_finds_a_side_to_move_gains_its_move_an_odd_depth_away() -> None:
+    """What the tree's margins rest on: one or three plies from the leaves the side to move
+    makes the last move, and its searched value stands well above its static value; two
+    plies away the reply takes that back. Each node is searched at every depth, and a
+    futility margin misjudges the nodes whose gap is below minus it."""
+    found = margins.gaps(4, 6, 1)
+    assert len(found[1]) == len(found[2]) == len(found[3]) > 0
+    medians = {depth: float(np.median(values)) for depth, values in found.items()}
+    assert medians[1] > medians[2] + 500
+    assert medians[3] > medians[2] + 500
+    assert margins.misjudged([-10, 0, 10], 5) == pytest.approx(1 / 3)
+    assert margins.misjudged([-10, 0, 10], -5) == pytest.approx(2 / 3)
 
 
 def test_a_ladder_game_is_played_to_its_end_from_a_three_stone_opening() -> None:

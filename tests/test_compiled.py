@@ -873,30 +873,45 @@ def nodes_and_value(depth: int, alpha: int, beta: int) -> tuple[int, int]:
 
 
 def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes() -> None:
-    """Futility pruning: at most FUTILITY_DEPTH plies from the leaves, a node searched with
-    a null window whose static value stands above beta by FUTILITY_MARGIN a ply beyond the
-    first is not searched; a point less, or a full window, and it is."""
+    """Futility pruning: at most len(FUTILITY_MARGINS) - 1 plies from the leaves, a node
+    searched with a null window whose static value less FUTILITY_MARGINS[depth] is at least
+    beta is not searched; a point less, or a full window, and it is."""
     _geometry, state, _table, _limits = Search(scattered(), Mark.X, TIME).kernel
     static = -int(compiled.evaluation._shape_value(state[10], state[11][2], 2))
-    margin = compiled.tree.FUTILITY_MARGIN
-    for depth in range(1, compiled.tree.FUTILITY_DEPTH + 1):
-        beta = static - margin * (depth - 1)
+    for depth, margin in enumerate(compiled.tree.FUTILITY_MARGINS):
+        beta = static - margin
         assert nodes_and_value(depth, beta - 1, beta) == (1, static)
         # Searched: more nodes, or a leaf's parent's value (its leaves count no node).
         assert nodes_and_value(depth, beta, beta + 1) != (1, static)
         assert nodes_and_value(depth, beta - 2, beta) != (1, static)
-    beta = static - margin * compiled.tree.FUTILITY_DEPTH
-    assert nodes_and_value(compiled.tree.FUTILITY_DEPTH + 1, beta - 1, beta)[0] > 1
+    deeper = len(compiled.tree.FUTILITY_MARGINS)
+    beta = static - 100 * max(compiled.tree.FUTILITY_MARGINS)
+    assert nodes_and_value(deeper, beta - 1, beta)[0] > 1
+
+
+def test_a_reduced_reply_at_depth_0_is_valued_as_a_leafs_parent() -> None:
+    """A late quiet move three plies from the leaves, reduced by two, leaves its reply at
+    depth 0: valued as one ply from the leaves is, not read from the table where the table
+    holds nothing (once read as settled there, and worth 0: a draw)."""
+    full = (-compiled.kernel.MATE - 1, compiled.kernel.MATE + 1)
+    nodes, value = nodes_and_value(0, *full)
+    assert (nodes, value) == nodes_and_value(1, *full)
+    assert value != 0
 
 
 def test_boards_of_16_cells_or_fewer_are_neither_pruned_nor_reduced_deeper() -> None:
     """Their answers never change: on 2x8 and 3x5, five in a row, a node far above its null
-    window is searched, late quiet moves are, and reduced by two plies only."""
+    window is searched, late quiet moves are, and reduced by two plies only; and a reduced
+    reply at depth 0 that the table does not hold reads as a draw, as it did."""
     for rules in (Rules(2, 8, 5), Rules(3, 5, 5)):
         board = Board.empty(rules).play(0, Mark.X).play(rules.cols * rules.rows - 1, Mark.O)
-        _geometry, state, _table, _limits = Search(board, Mark.X, TIME).kernel
+        geometry, state, table, limits = Search(board, Mark.X, TIME).kernel
         assert state[11][0] == 1  # the game keeps shapes, as 15x15's does
         low = -compiled.kernel.HEURISTIC_LIMIT
+        ply = np.int64(1)
+        assert compiled.tree.node_value(
+            geometry, state, table, 1, 0, low, -low, ply, False, False, limits
+        ) == 0  # fmt: skip
         assert compiled.tree._futile(state, 1, 2, low, low + 1, 1, False, False) == (
             compiled.kernel.ABORTED
         )

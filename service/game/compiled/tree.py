@@ -164,18 +164,19 @@ QUIET_BELOW = 96
 PRUNED_FROM = (0, 0, 5, 7)
 
 #: Futility pruning of a node (Rapfi's, of a child node): below the root, at most
-#: FUTILITY_DEPTH plies from the leaves, searched with a null window, with no five to make
-#: for either side, a node whose static value (its shapes, for the side to move) stands
-#: above beta by FUTILITY_MARGIN for each ply beyond the first is worth that value,
-#: unsearched. (A reduced move's reply three plies from the leaves, at depth 0, is read
-#: so with a margin of -150, as measured: a fail-low there is searched again in full.)
-FUTILITY_DEPTH = 3
+#: len(FUTILITY_MARGINS) - 1 plies from the leaves, searched with a null window, with no
+#: five to make for either side, a node whose static value (its shapes, for the side to
+#: move) less FUTILITY_MARGINS[depth] is at least beta is worth that value, unsearched:
+#: 150 a ply beyond the first. (A reduced move's reply three plies from the leaves, at
+#: depth 0, is read so with a margin of -150, as measured: a fail-low there is searched
+#: again in full.) One and three plies from the leaves the side to move makes the last
+#: move, and a node's searched value stands about 1,400 above its static value (`python -m
+#: benchmarks.margins`): margins measured for that did not pay (docs/STRENGTH.md).
+FUTILITY_MARGINS = (-150, 0, 150, 300)
 
 #: The deeper reductions, the late-move pruning and the futility pruning apply on boards
 #: of more than this many cells: the smaller boards' answers never change.
 PRUNED_ABOVE_CELLS = 16
-
-FUTILITY_MARGIN = 150
 
 
 @_uncounted
@@ -192,9 +193,9 @@ def _quiet(state, move, player):  # type: ignore[no-untyped-def]
 
 @_uncounted
 def _futile(state, player, depth, alpha, beta, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
-    """Return the static value of a node the tree leaves unsearched (FUTILITY_DEPTH), or
-    ABORTED (which no value is) where it searches it."""
-    if ply == 0 or misere or exact or depth > FUTILITY_DEPTH or beta - alpha != 1:
+    """Return the static value of a node the tree leaves unsearched above the window
+    (FUTILITY_MARGINS), or ABORTED (which no value is) where it searches it."""
+    if ply == 0 or misere or exact or depth >= len(FUTILITY_MARGINS) or beta - alpha != 1:
         return ABORTED
     if state[0].shape[0] <= PRUNED_ABOVE_CELLS:
         return ABORTED
@@ -202,7 +203,7 @@ def _futile(state, player, depth, alpha, beta, ply, misere, exact):  # type: ign
     if state[11][0] == 0 or tally[player, FIVE] > 0 or tally[3 - player, FIVE] > 0:
         return ABORTED
     static = -_shape_value(tally, state[11][2], 3 - player)
-    if static - FUTILITY_MARGIN * (depth - 1) >= beta and abs(static) < SHAPE_WIN:
+    if static - FUTILITY_MARGINS[depth] >= beta and abs(static) < SHAPE_WIN:
         return static
     return ABORTED
 
@@ -253,7 +254,11 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     key = state[5][0]
     # Nothing stored reads as depth 0 and hint -1: below any depth searched, no move.
     stored_depth, stored_value, bound, hint = _probe(table, key)
-    if ply > 0 and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
+    # Nothing stored settles nothing: read as depth 0, exact and worth 0, it would settle a
+    # reduced reply at depth 0 as a draw, as it still does on boards of 16 cells or fewer
+    # (their answers never change).
+    unstored = stored_depth == 0 and state[0].shape[0] > PRUNED_ABOVE_CELLS
+    if ply > 0 and not unstored and _settled(stored_depth, stored_value, bound, depth, alpha, beta):
         return stored_value
     decided = _decided(geometry, state, player, depth, ply, misere, exact)
     if decided != 0:
