@@ -67,7 +67,7 @@ def gaps(count: int, walks: int, seed: int) -> dict[int, list[int]]:
             fours = tally[player, FOUR] + tally[player, OPEN_FOUR] + tally[player, FIVE]
             if ended or fours > 0 or tally[3 - player, FIVE] > 0:
                 continue
-            static = -int(compiled.evaluation._shape_value(tally, state[11][2], 3 - player))
+            static = -int(compiled.evaluation._shape_value(tally, state[11], 3 - player))
             if abs(static) >= SHAPE_WIN:
                 continue
             for depth in DEPTHS:

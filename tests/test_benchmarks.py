@@ -170,16 +170,17 @@ def test_the_tree_speed_benchmark_tells_the_same_tree_by_its_digest_in_any_check
     assert tree_speed.measure(2, 4)["digest"] != here["digest"]
 
 
-def test_the_margins_benchmark_finds_a_side_to_move_gains_its_move_an_odd_depth_away() -> None:
-    """What the tree's margins rest on: one or three plies from the leaves the side to move
-    makes the last move, and its searched value stands well above its static value; two
-    plies away the reply takes that back. Each node is searched at every depth, and a
-    futility margin misjudges the nodes whose gap is below minus it."""
+def test_the_margins_benchmark_finds_the_side_to_move_gains_alike_at_every_depth() -> None:
+    """What the tree's margins rest on: a node's searched value stands above its static
+    value (the side to move's move is worth something), and with the leaves averaged over
+    two plies by about as much one, two or three plies from the leaves (with a leaf's own
+    value, 1,400 more where the side to move made the last move). Each node is searched at
+    every depth, and a futility margin misjudges the nodes whose gap is below minus it."""
     found = margins.gaps(4, 6, 1)
     assert len(found[1]) == len(found[2]) == len(found[3]) > 0
-    medians = {depth: float(np.median(values)) for depth, values in found.items()}
-    assert medians[1] > medians[2] + 500
-    assert medians[3] > medians[2] + 500
+    medians = [float(np.median(values)) for values in found.values()]
+    assert min(medians) > 0
+    assert max(medians) - min(medians) < 500
     assert margins.misjudged([-10, 0, 10], 5) == pytest.approx(1 / 3)
     assert margins.misjudged([-10, 0, 10], -5) == pytest.approx(2 / 3)
 

@@ -877,7 +877,7 @@ def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes()
     searched with a null window whose static value less FUTILITY_MARGINS[depth] is at least
     beta is not searched; a point less, or a full window, and it is."""
     _geometry, state, _table, _limits = Search(scattered(), Mark.X, TIME).kernel
-    static = -int(compiled.evaluation._shape_value(state[10], state[11][2], 2))
+    static = -int(compiled.evaluation._shape_value(state[10], state[11], 2))
     for depth, margin in enumerate(compiled.tree.FUTILITY_MARGINS):
         beta = static - margin
         assert nodes_and_value(depth, beta - 1, beta) == (1, static)
@@ -887,6 +887,70 @@ def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes()
     deeper = len(compiled.tree.FUTILITY_MARGINS)
     beta = static - 100 * max(compiled.tree.FUTILITY_MARGINS)
     assert nodes_and_value(deeper, beta - 1, beta)[0] > 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "fitted"),
+    [
+        (Rules(15, 15, 5), True),
+        (Rules(5, 5, 5), True),
+        (Rules(3, 5, 5), False),
+        (Rules(2, 8, 5), False),
+        (Rules(1, 16, 5), False),
+        (Rules(15, 15, 5, variant=Variant.STANDARD), False),
+        (Rules(15, 15, 5, variant=Variant.RENJU), False),
+        (Rules(15, 15, 5, variant=Variant.CARO), False),
+    ],
+)
+def test_the_fitted_weights_value_freestyle_leaves_on_boards_of_more_than_16_cells(
+    rules: Rules, fitted: bool
+) -> None:
+    """Freestyle's leaves on boards of more than 16 cells are worth the tally of each side's
+    shapes by the weights fitted to its games, the side that has just moved's less the side
+    to move's; every other game keeps Wine's (the smaller boards' answers never change)."""
+    board = Board.empty(rules)
+    for cell, mark in [(0, Mark.X), (rules.cell_count - 1, Mark.O), (2, Mark.X)]:
+        board = board.play(cell, mark)
+    _geometry, state, _table, _limits = Search(board, Mark.O, TIME).kernel
+    assert int(state[11][3]) == int(fitted)
+    tally = state[10]
+    waiting, mover = 1, 2  # X has just moved
+    evaluation = compiled.evaluation
+    by_fit = sum(
+        int(evaluation.FITTED_WAITING_VALUES[column]) * int(tally[waiting, column])
+        - int(evaluation.FITTED_MOVER_VALUES[column]) * int(tally[mover, column])
+        for column in range(1, tally.shape[1])
+    )
+    wines = evaluation.SHAPE_VALUES
+    mine = sum(int(wines[shape]) * int(tally[waiting, shape]) for shape in range(1, 8))
+    theirs = sum(int(wines[shape]) * int(tally[mover, shape]) for shape in range(1, 8))
+    assert tally[mover, compiled.shapes.DOUBLE_FOURS] == 0
+    by_wine = mine - theirs * 6 // 5
+    assert by_fit != by_wine  # the position tells the two apart
+    assert int(evaluation._shape_value(tally, state[11], waiting)) == (
+        by_fit if fitted else by_wine
+    )
+
+
+def test_a_leaf_is_worth_the_mean_of_its_value_and_the_position_before_its_move() -> None:
+    """One ply from the leaves, where the fitted weights apply, each move's leaf is worth
+    the mean of the value its move leaves and the position's before it (to the side that
+    plays it, as Rapfi averages its evaluation over two plies), the best of them the node's."""
+    geometry, state, table, limits = Search(scattered(), Mark.X, TIME).kernel
+    x, o = 1, 2
+    before = -int(compiled.evaluation._shape_value(state[10], state[11], o))
+    ply = np.int64(1)
+    leaves = []
+    for move in compiled.tree.node_moves(geometry, state, table, x, 1, ply, False):
+        assert not compiled.state.play_move(geometry, state, int(move), x)
+        left = int(compiled.evaluation._shape_value(state[10], state[11], x))
+        compiled.state.undo_move(geometry, state, int(move))
+        assert abs(left) < compiled.evaluation.SHAPE_WIN  # quiet: nothing decided
+        leaves.append((left + before) // 2)
+    full = (-compiled.kernel.MATE - 1, compiled.kernel.MATE + 1)
+    value = compiled.tree.node_value(geometry, state, table, x, 1, *full, ply, False, False, limits)
+    assert value == max(leaves)
+    assert max(leaves) != max(leaves) * 2 - before  # the mean is not the leaf's own value
 
 
 def test_a_reduced_reply_at_depth_0_is_valued_as_a_leafs_parent() -> None:
@@ -996,7 +1060,7 @@ def test_under_caro_one_stone_may_stop_two_fives_and_the_leaf_knows_it() -> None
     compiled.state._play(geometry, state, 110, 1)
     assert state[10][1, compiled.shapes.FIVE] == 2
     assert (
-        compiled.evaluation._shape_value(state[10], state[11][2], 1) < compiled.evaluation.SHAPE_WIN
+        compiled.evaluation._shape_value(state[10], state[11], 1) < compiled.evaluation.SHAPE_WIN
     )  # O to move
     compiled.state._play(geometry, state, 108, 2)
     assert state[10][1, compiled.shapes.FIVE] == 0
@@ -1016,7 +1080,7 @@ def test_two_fours_at_once_to_make_win_a_leaf_except_blacks_under_renju(variant:
             o_cell[0] * 15 + o_cell[1], Mark.O
         )
     _geometry, state, _table, _limits = Search(board, mover, TIME).kernel
-    value_to_o = compiled.evaluation._shape_value(state[10], state[11][2], 2)  # X to move
+    value_to_o = compiled.evaluation._shape_value(state[10], state[11], 2)  # X to move
     if variant is Variant.FREESTYLE:
         assert value_to_o == -compiled.evaluation.SHAPE_WIN
         assert state[10][1, compiled.shapes.DOUBLE_FOURS] == 1
@@ -1056,15 +1120,14 @@ def test_a_four_and_an_open_three_at_once_win_a_leaf_when_no_four_answers(
     state = kernel.state
     assert state[10][1, compiled.shapes.FOUR_THREES] == 1
     assert (
-        compiled.evaluation._shape_value(state[10], state[11][2], 2)
-        == -compiled.evaluation.SHAPE_WIN
+        compiled.evaluation._shape_value(state[10], state[11], 2) == -compiled.evaluation.SHAPE_WIN
     )
     # O's three along the top row, its end the board's edge: a four to make at (0, 3).
     answered = x_to_move(rules, x_cells, [(7, 3), (0, 0), (0, 1), (0, 2), (14, 14)]).state
     assert answered[10][2, compiled.shapes.FOUR] > 0
     assert (
         -compiled.evaluation.SHAPE_WIN
-        < compiled.evaluation._shape_value(answered[10], answered[11][2], 2)
+        < compiled.evaluation._shape_value(answered[10], answered[11], 2)
         < 0
     )
 
@@ -1096,7 +1159,7 @@ def test_two_open_threes_at_once_win_a_leaf_except_blacks_under_renju(variant: V
     other. Under renju it is black's foul, and only worth what its shapes are."""
     rules = Rules(15, 15, 5, variant=variant)
     state = x_to_move(rules, [(7, 5), (7, 6), (5, 7), (6, 7)], CORNERS[:4]).state
-    value_to_o = compiled.evaluation._shape_value(state[10], state[11][2], 2)
+    value_to_o = compiled.evaluation._shape_value(state[10], state[11], 2)
     if variant is Variant.FREESTYLE:
         assert state[10][1, compiled.shapes.DOUBLE_THREES] >= 1
         assert value_to_o == -compiled.evaluation.SHAPE_WIN

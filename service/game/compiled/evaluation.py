@@ -1,9 +1,10 @@
 """What a position is worth to the tree: in five in a row by the tally of shapes each side
-could make (Wine's weights, the side to move's weighed 1.2 times, and the ends they decide:
-an open four, two fours, a four and an open three, two open threes, as Rapfi's static win
-check reads them: `_shape_end`, which decides the tree's nodes above the leaves too), else
-by the windows' counts; a leaf's value read without playing its move (`_leaf_value`,
-`_tally_after`)."""
+could make (in freestyle on boards of more than 16 cells, weights fitted to how games
+against Rapfi ended; elsewhere Wine's, the side to move's weighed 1.2 times) and the ends
+they decide (an open four, two fours, a four and an open three, two open threes, as
+Rapfi's static win check reads them: `_shape_end`, which decides the tree's nodes above
+the leaves too), else by the windows' counts; a leaf's value read without playing its
+move (`_leaf_value`, `_tally_after`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ from service.game.compiled.state import _counts, _value_of
 
 #: What each shape a side could make next is worth at a leaf (jinjiebang/wine's weights).
 SHAPE_VALUES = np.array([0, 2, 12, 18, 96, 144, 800, 1200], dtype=np.int64)
+
+#: What each shape (and each double threat: the tally's columns) is worth at a leaf in
+#: freestyle on boards of more than 16 cells, to the side to move and to the side that
+#: has just moved: a logistic fit of the tallies of 29,337 positions to how the 1,126
+#: games they came from ended (Texel tuning; docs/STRENGTH.md), scaled so that an open
+#: three stays about 96. The side to move's open four, five and two fours to make decide
+#: the leaf unless a five stands against them: valued then at Wine's, 1.2 times. Two open
+#: threes at one cell count as their two threes: the fit's weights for them, of opposite
+#: signs to the threes', are 0.
+FITTED_MOVER_VALUES = np.array(
+    [0, 7, 27, 41, 103, 138, 960, 1440, 960, 1394, 0], dtype=np.int64
+)  # fmt: skip
+FITTED_WAITING_VALUES = np.array(
+    [0, 8, 23, 37, 89, 129, 447, 1200, 99, 406, 0], dtype=np.int64
+)  # fmt: skip
 
 #: A leaf the shapes decide: a five to make, two fives against one stop, or an open four
 #: (or two fours at once) to make with no five against it. Far above what the shapes of a
@@ -70,14 +86,21 @@ def _shape_end(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
 
 
 @_uncounted
-def _shape_value(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
+def _shape_value(tally, rules, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
-    could make next (the position's `tally`; `caro` 1 under caro), the side to move's
-    weighed 1.2 times (it makes its own first)."""
-    decided = _shape_end(tally, caro, player_who_moved)
+    could make next (the position's `tally`; `rules` its state's row of them: caro's, and
+    whether the fitted weights apply), by the fitted weights or by Wine's with the side to
+    move's weighed 1.2 times (it makes its own first)."""
+    decided = _shape_end(tally, rules[2], player_who_moved)
     if decided != 0:
         return decided
     mover, waiting = 3 - player_who_moved, player_who_moved
+    if rules[3] == 1:
+        value = 0
+        for column in range(1, tally.shape[1]):
+            value += FITTED_WAITING_VALUES[column] * tally[waiting, column]
+            value -= FITTED_MOVER_VALUES[column] * tally[mover, column]
+        return value
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
     mine = 0
@@ -90,7 +113,7 @@ def _shape_value(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
 @_uncounted
 def _heuristic(state, player_who_moved, misere):  # type: ignore[no-untyped-def]
     if state[11][0] == 1 and not misere:
-        return _shape_value(state[10], state[11][2], player_who_moved)
+        return _shape_value(state[10], state[11], player_who_moved)
     return _heuristic_of(state[4][0], player_who_moved, misere)
 
 
@@ -141,7 +164,7 @@ def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: igno
             return 0  # the board is full
         after = work[4]
         _tally_after(geometry, state, move, player, after)
-        return _shape_value(after, state[11][2], player)
+        return _shape_value(after, state[11], player)
     completed, change = _change_by(geometry, state, move, player)
     if completed:
         # Completing a line ends the game at once: won, or under misère lost.

@@ -43,6 +43,10 @@ UNLIMITED_NODES = 2**62
 
 Ints = npt.NDArray[np.int64]
 
+#: Boards of more than this many cells are valued by the weights fitted to freestyle's
+#: games (`evaluation.FITTED_MOVER_VALUES`); the answers on smaller ones never change.
+FITTED_ABOVE_CELLS = 16
+
 #: What a window's ends mean (the last of `GeometryArrays`): its holder must not hold one
 #: (PLAIN_ENDS, none listed in freestyle); nor may the opponent hold both (CARO_ENDS); only
 #: black, player 1, must not hold one (RENJU_ENDS).

@@ -14,6 +14,7 @@ from numba import njit
 
 from service.game.compiled.kernel import (
     CARO_ENDS,
+    FITTED_ABOVE_CELLS,
     RENJU_ENDS,
     UNLIMITED_NODES,
     GeometryArrays,
@@ -287,12 +288,16 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         keys,
         tally,
         # Whether the game keeps shapes; the player whose double fours are fouls, or 0;
-        # whether two fives to make may both be stopped by one stone (caro).
+        # whether two fives to make may both be stopped by one stone (caro); whether its
+        # leaves are valued by the weights fitted to freestyle's games, averaged over two
+        # plies (`evaluation.FITTED_MOVER_VALUES`: freestyle, whose keys are 8 neighbours,
+        # on boards of more than 16 cells, whose answers may change).
         np.array(
             [
                 1 if shaped else 0,
                 1 if geometry[8] == RENJU_ENDS else 0,
                 1 if geometry[8] == CARO_ENDS else 0,
+                1 if shaped and half == 4 and size > FITTED_ABOVE_CELLS else 0,
             ],
             dtype=np.int64,
         ),

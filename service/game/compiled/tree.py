@@ -61,12 +61,22 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
 @_uncounted
 def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (value, move) of the best of the first `count` of `moves` one ply from the
-    leaves (`_leaf_value`), stopping at a cut as the tree does."""
+    leaves (`_leaf_value`), stopping at a cut as the tree does. Where the fitted weights
+    value the leaves, a leaf the shapes do not decide is worth the mean of its value and
+    the position's before its move, as Rapfi averages its evaluation over two plies: the
+    side to move's threats swing a position's value from one ply to the next."""
     best_value = -MATE - 1
     best_move = moves[0]
+    averaged = state[11][3] == 1 and not misere
+    before = np.int64(0)
+    if averaged:
+        before = -_shape_value(state[10], state[11], 3 - player)
+        averaged = abs(before) < SHAPE_WIN
     for at in range(count):
         move = moves[at]
         value = _leaf_value(geometry, state, move, player, ply, misere, work)
+        if averaged and abs(value) < SHAPE_WIN:
+            value = (value + before) // 2
         if value > best_value:
             best_value = value
             best_move = move
@@ -169,9 +179,11 @@ PRUNED_FROM = (0, 0, 5, 7)
 #: move) less FUTILITY_MARGINS[depth] is at least beta is worth that value, unsearched:
 #: 150 a ply beyond the first. (A reduced move's reply three plies from the leaves, at
 #: depth 0, is read so with a margin of -150, as measured: a fail-low there is searched
-#: again in full.) One and three plies from the leaves the side to move makes the last
-#: move, and a node's searched value stands about 1,400 above its static value (`python -m
-#: benchmarks.margins`): margins measured for that did not pay (docs/STRENGTH.md).
+#: again in full.) A node's searched value stands about 450 above its static value at
+#: every depth in freestyle, whose leaves are averaged over two plies (`python -m
+#: benchmarks.margins`; with a leaf's own value, about 1,400 one and three plies from the
+#: leaves, where the side to move makes the last move: margins measured for that did not
+#: pay, docs/STRENGTH.md).
 FUTILITY_MARGINS = (-150, 0, 150, 300)
 
 #: The deeper reductions, the late-move pruning and the futility pruning apply on boards
@@ -202,7 +214,7 @@ def _futile(state, player, depth, alpha, beta, ply, misere, exact):  # type: ign
     tally = state[10]
     if state[11][0] == 0 or tally[player, FIVE] > 0 or tally[3 - player, FIVE] > 0:
         return ABORTED
-    static = -_shape_value(tally, state[11][2], 3 - player)
+    static = -_shape_value(tally, state[11], 3 - player)
     if static - FUTILITY_MARGINS[depth] >= beta and abs(static) < SHAPE_WIN:
         return static
     return ABORTED
