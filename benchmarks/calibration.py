@@ -2,20 +2,20 @@
 means, against a judge.
 
 A heuristic search reports an `evaluation` from -1 to 1. Where the game keeps shapes (five
-in a row) on a board of more cells than the tables hold, its scale
-(`compiled.evaluation.SHAPE_SCALE`) is fitted so that (1 + evaluation) / 2 is about the
-chance of winning a judge gives the side to move. This measures it: in positions of
-recorded games (`benchmarks.gomocup --record`; every `--every`th from the fourth stone
-on, either side to move) the search as the benchmark serves it (`search_as_served`, both
-cores, `--budget-ms`) gives its evaluation, then a judge (`--judge-ms`, after the search:
-never at once) its value, as an expected score (`benchmarks.rate.expected_score`: a
-logistic of scale 200, 1 for a forced win). It prints, by the evaluation's size, the
-chance the evaluation reads and the judge's mean chance for the side it favours; the
-Brier score (the mean squared gap between the two chances); how often they favour the
-same side; and the scale that would have fitted best. Positions the search proved, saw
-an end in (|evaluation| 0.99) or read at its limit (0.98: a leaf the shapes decide) are
-counted apart; so are those the judge sent no value for. A judge's command with flags of
-its own goes after `--`:
+in a row) on a board of more cells than the tables hold, its scale (`Search.value_scale`:
+in freestyle `compiled.evaluation.FITTED_SHAPE_SCALE`) is fitted so that (1 + evaluation)
+/ 2 is about the chance of winning a judge gives the side to move. This measures it: in
+positions of recorded games (`benchmarks.gomocup --record`; every `--every`th from the
+fourth stone on, either side to move) the search as the benchmark serves it
+(`search_as_served`, both cores, `--budget-ms`) gives its evaluation, then a judge
+(`--judge-ms`, after the search: never at once) its value, as an expected score
+(`benchmarks.rate.expected_score`: a logistic of scale 200, 1 for a forced win). It
+prints, by the evaluation's size, the chance the evaluation reads and the judge's mean
+chance for the side it favours; the Brier score (the mean squared gap between the two
+chances); how often they favour the same side; and the scale that would have fitted best.
+Positions the search proved, saw an end in (|evaluation| 0.99) or read at its limit (0.98:
+a leaf the shapes decide) are counted apart; so are those the judge sent no value for. A
+judge's command with flags of its own goes after `--`:
 
     python -m benchmarks.gomocup /opt/pbrain-rapfi --games 20 --record /tmp/games.jsonl
     python -m benchmarks.calibration /opt/pbrain-rapfi --records /tmp/games.jsonl --every 4
@@ -32,11 +32,10 @@ from pathlib import Path
 from benchmarks.gomocup import Game, recorded, search_as_served
 from benchmarks.judge import judge_position
 from benchmarks.rate import expected_score
-from service.game.board import Mark
-from service.game.compiled.evaluation import SHAPE_SCALE
+from service.game.board import Board, Mark
 from service.game.moves import game_after
 from service.game.rules import Rules
-from service.game.search import CALIBRATED_LIMIT
+from service.game.search import CALIBRATED_LIMIT, Search
 from service.game.warmup import prepare
 
 #: The first position of a game measured: after the opening's three stones and a reply.
@@ -50,13 +49,15 @@ BOUNDS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4, CALIBRATED_LIMIT)
 
 @dataclass(frozen=True)
 class Sample:
-    """One position: the search's evaluation for the side to move, and the judge's chance
-    of winning for that side (None if the judge sent no value)."""
+    """One position: the search's evaluation for the side to move (read on `scale`, the
+    search's `value_scale`), and the judge's chance of winning for that side (None if the
+    judge sent no value)."""
 
     before: tuple[int, ...]
     evaluation: float
     proven: bool
     chance: float | None
+    scale: int
 
     @property
     def read(self) -> bool:
@@ -86,7 +87,12 @@ def sample(
     # The judge's standing is that of the side which has just moved: turned round.
     judged = expected_score(judge_position(command, rules, before, mover is Mark.O, judge_ms))
     chance = None if judged is None else 1 - judged
-    return Sample(before, found.evaluation, found.proven, chance)
+    return Sample(before, found.evaluation, found.proven, chance, scale_read_on(rules))
+
+
+def scale_read_on(rules: Rules) -> int:
+    """Return the scale a search by `rules` reads its values on (`Search.value_scale`)."""
+    return Search(Board.empty(rules), Mark.X, 0.01).value_scale
 
 
 def chance_read(evaluation: float, scale_ratio: float = 1.0) -> float:
@@ -95,21 +101,26 @@ def chance_read(evaluation: float, scale_ratio: float = 1.0) -> float:
     return (1 + math.tanh(math.atanh(evaluation) * scale_ratio)) / 2
 
 
-def brier(samples: list[Sample], scale_ratio: float = 1.0) -> float:
+def brier(samples: list[Sample], scale: int | None = None) -> float:
     """Return the mean squared gap between the chance each evaluation read (`Sample.read`)
-    reads and the judge's; NaN without one."""
+    reads and the judge's, each read on `scale` if given (else its own); NaN without one."""
     gaps = [
-        (chance_read(s.evaluation, scale_ratio) - s.chance) ** 2
+        (chance_read(s.evaluation, 1.0 if scale is None else s.scale / scale) - s.chance) ** 2
         for s in samples
         if s.read and s.chance is not None
     ]
     return sum(gaps) / len(gaps) if gaps else math.nan
 
 
-def fitted_scale(samples: list[Sample], scale: int = SHAPE_SCALE) -> int:
+def fitted_scale(samples: list[Sample]) -> int:
     """Return the scale, in steps of 100, that would have made the evaluations' chances
-    nearest the judge's (the least Brier score), the evaluations read on `scale`."""
-    return min(range(100, 40_001, 100), key=lambda candidate: brier(samples, scale / candidate))
+    nearest the judge's (the least Brier score)."""
+    return min(range(100, 40_001, 100), key=lambda candidate: brier(samples, candidate))
+
+
+def searchs_scales(samples: list[Sample]) -> str:
+    """Return the scales the samples were read on, as a phrase."""
+    return " and ".join(f"{scale:,}" for scale in sorted({s.scale for s in samples}))
 
 
 def table(samples: list[Sample]) -> str:
@@ -148,7 +159,7 @@ def table(samples: list[Sample]) -> str:
         rows[-1] += (
             f": Brier score {brier(read):.4f}; the same side favoured in "
             f"{agreeing / max(1, len(sided)):.0%}; the scale that fits best "
-            f"{fitted_scale(read):,} (the search's {SHAPE_SCALE:,})."
+            f"{fitted_scale(read):,} (the search's {searchs_scales(read)})."
         )
     return "\n".join(rows)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,14 @@ from benchmarks.gomocup import Game
 from service.game import analysis as analysis_module
 from service.game import search as search_module
 from service.game.board import Board, Mark
-from service.game.compiled.evaluation import SHAPE_SCALE, SMALL_BOARD_SHAPE_SCALE
+from service.game.compiled.evaluation import (
+    FITTED_SHAPE_SCALE,
+    SHAPE_SCALE,
+    SMALL_BOARD_SHAPE_SCALE,
+)
 from service.game.compiled.kernel import MATE
 from service.game.geometry import Geometry
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 from service.game.warmup import prepare
 
 EVALUATING_BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py")), "--eval"]
@@ -48,9 +53,22 @@ def windows(value: int, rules: Rules) -> float:
     return math.tanh(value / (2 * Geometry(rules).weights[rules.k]))
 
 
+def within_the_limit(evaluation: float) -> float:
+    """Return `evaluation` as a search beyond the tables reports it."""
+    return round(max(-0.98, min(0.98, evaluation)), 4)
+
+
 @pytest.mark.parametrize("value", [-5000, -800, -96, 0, 12, 144, 1300, 2600, 7000])
-def test_beyond_the_tables_a_value_reads_on_the_fitted_scale(value: int) -> None:
-    assert judged(value) == round(max(-0.98, min(0.98, math.tanh(value / SHAPE_SCALE))), 4)
+def test_beyond_the_tables_a_value_reads_on_the_fitted_weights_scale(value: int) -> None:
+    assert judged(value) == within_the_limit(math.tanh(value / FITTED_SHAPE_SCALE))
+    assert judged(value, rules=Rules(5, 5, 5)) == judged(value)
+
+
+@pytest.mark.parametrize("variant", [Variant.STANDARD, Variant.RENJU, Variant.CARO])
+@pytest.mark.parametrize("value", [-5000, -96, 0, 144, 2600, 7000])
+def test_the_variants_on_wines_weights_read_on_their_scale(value: int, variant: Variant) -> None:
+    rules = replace(GOMOKU, variant=variant)
+    assert judged(value, rules=rules) == within_the_limit(math.tanh(value / SHAPE_SCALE))
 
 
 @pytest.mark.parametrize("value", [-30_000, 30_000, 9_000])
@@ -65,7 +83,7 @@ def test_boards_of_16_cells_or_fewer_keep_the_scale_they_had(value: int, rules: 
 
 
 def test_the_fitted_scale_starts_at_17_cells() -> None:
-    assert judged(2600, rules=Rules(1, 17, 5)) == round(math.tanh(1.0), 4)
+    assert judged(FITTED_SHAPE_SCALE, rules=Rules(1, 17, 5)) == round(math.tanh(1.0), 4)
 
 
 @pytest.mark.parametrize(
@@ -101,18 +119,29 @@ def test_an_evaluation_reads_a_chance_of_winning_for_the_side_to_move() -> None:
 
 def read_at(scale: int, value: int, chance: float) -> Sample:
     """Return a sample whose evaluation is `value` read on `scale`."""
-    return Sample((), math.tanh(value / scale), False, chance)
+    return Sample((), math.tanh(value / scale), False, chance, scale)
 
 
 def test_the_fitted_scale_is_the_one_that_matches_the_judge() -> None:
-    # Judged as a scale of 1,500 would read them, and read by the search on 2,600.
+    # Judged as a scale of 1,500 would read them, and read by the searches on 2,600 and
+    # 1,300.
     samples = [
-        read_at(SHAPE_SCALE, value, (1 + math.tanh(value / 1500)) / 2)
+        read_at(scale, value, (1 + math.tanh(value / 1500)) / 2)
         for value in range(-3000, 3001, 250)
+        for scale in (SHAPE_SCALE, FITTED_SHAPE_SCALE)
     ]
     assert fitted_scale(samples) == 1500
-    assert brier(samples, SHAPE_SCALE / 1500) == pytest.approx(0.0, abs=1e-12)
+    assert brier(samples, 1500) == pytest.approx(0.0, abs=1e-12)
     assert brier(samples) > 0.001
+    assert "(the search's 1,300 and 2,600)" in calibration.table(samples)
+
+
+@pytest.mark.parametrize(
+    ("rules", "scale"),
+    [(GOMOKU, FITTED_SHAPE_SCALE), (replace(GOMOKU, variant=Variant.RENJU), SHAPE_SCALE)],
+)
+def test_a_sample_keeps_the_scale_its_search_read_on(rules: Rules, scale: int) -> None:
+    assert calibration.scale_read_on(rules) == scale
 
 
 def game(moves: tuple[int, ...]) -> Game:
@@ -144,12 +173,12 @@ def test_the_judges_chance_is_for_the_side_the_search_evaluates(before: tuple[in
 
 def test_the_table_groups_by_size_and_counts_apart_what_it_cannot_hold_to_the_judge() -> None:
     samples = [
-        Sample((), 0.01, False, 0.6),
-        Sample((), -0.3, False, 0.2),
-        Sample((), 0.3, False, 0.9),
-        Sample((), 1.0, True, 1.0),
-        Sample((), 0.99, False, 0.9),
-        Sample((), 0.1, False, None),
+        Sample((), 0.01, False, 0.6, SHAPE_SCALE),
+        Sample((), -0.3, False, 0.2, SHAPE_SCALE),
+        Sample((), 0.3, False, 0.9, SHAPE_SCALE),
+        Sample((), 1.0, True, 1.0, SHAPE_SCALE),
+        Sample((), 0.99, False, 0.9, SHAPE_SCALE),
+        Sample((), 0.1, False, None, SHAPE_SCALE),
     ]
     text = calibration.table(samples)
     assert "| 0.0 to 0.02 | 1 | 0.51 | 0.60 |" in text

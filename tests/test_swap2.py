@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.api.app_settings import AppSettings
 from service.game.board import Board, Mark
-from service.game.compiled.evaluation import SHAPE_SCALE
+from service.game.compiled.evaluation import FITTED_SHAPE_SCALE
 from service.game.engine import Engine
 from service.game.rules import Rules, Variant
 from service.game.search import CALIBRATED_LIMIT, Method, Search, SearchResult, search
@@ -219,7 +219,9 @@ def test_the_search_places_the_opening_it_finds_nearest_even() -> None:
 
 def read(value: int) -> float:
     """Return a value as a 15x15 search reads it: on the fitted scale, within its limit."""
-    return round(max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, math.tanh(value / SHAPE_SCALE))), 4)
+    return round(
+        max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, math.tanh(value / FITTED_SHAPE_SCALE))), 4
+    )
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -507,23 +507,24 @@ class Search:
         elif proven:
             evaluation = 0.0
         else:
-            # Boards whose answers never change read shapes on the scale they always had.
-            shape_scale = (
-                compiled.evaluation.SHAPE_SCALE
-                if self.within_limit
-                else compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
-            )
-            scale = (
-                shape_scale
-                if self._reads_shapes()
-                else 2 * self.position.geometry.weights[self.rules.k]
-            )
-            evaluation = math.tanh(value / scale)
+            evaluation = math.tanh(value / self.value_scale)
             if self.within_limit:
                 # A leaf the shapes decide is worth far more than the scale, as can be the
                 # windows' count: either reads below an end the tree saw (0.99).
                 evaluation = max(-CALIBRATED_LIMIT, min(CALIBRATED_LIMIT, evaluation))
         return score, round(evaluation, 4)
+
+    @property
+    def value_scale(self) -> int:
+        """Return the value this search reads as an evaluation of tanh(1): its leaves' scale."""
+        if not self._reads_shapes():
+            return 2 * self.position.geometry.weights[self.rules.k]
+        if not self.within_limit:
+            # Boards whose answers never change read shapes on the scale they always had.
+            return compiled.evaluation.SMALL_BOARD_SHAPE_SCALE
+        if compiled.state.reads_fitted_weights(self.kernel):
+            return compiled.evaluation.FITTED_SHAPE_SCALE
+        return compiled.evaluation.SHAPE_SCALE
 
     @property
     def within_limit(self) -> bool:

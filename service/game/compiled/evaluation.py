@@ -47,10 +47,15 @@ FITTED_WAITING_VALUES = np.array(
 #: position sum to.
 SHAPE_WIN = 30_000
 
-#: The value a search of a shaped game reports as an evaluation of tanh(1), on boards of
-#: more cells than the tables hold: fitted to a judge on 15x15 freestyle at 250 ms
-#: (`benchmarks.calibration`), so that (1 + evaluation) / 2 is about the chance of winning
-#: that Rapfi gives the side to move; other sizes and variants read on the same scale.
+#: The value a search reports as an evaluation of tanh(1) where its leaves are valued by
+#: the fitted weights (freestyle on boards of more cells than the tables hold): fitted to a
+#: judge on 15x15 freestyle at 250 ms (`benchmarks.calibration`), so that
+#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move;
+#: other sizes read on the same scale.
+FITTED_SHAPE_SCALE = 1_300
+
+#: The same for the other variants' leaves (Wine's weights) on boards of more cells than
+#: the tables hold, as fitted to freestyle's games before the fitted weights.
 SHAPE_SCALE = 2_600
 
 #: The same on boards of 16 cells or fewer, as it was before the fit (their answers never

@@ -352,6 +352,12 @@ def keeps_shapes(kernel: Kernel) -> bool:
     return bool(kernel.state[11][0] == 1)
 
 
+def reads_fitted_weights(kernel: Kernel) -> bool:
+    """Return whether the leaves are valued by the weights fitted to games' outcomes
+    (`evaluation.FITTED_MOVER_VALUES`), whose values read on `FITTED_SHAPE_SCALE`."""
+    return bool(kernel.state[11][3] == 1)
+
+
 def shape_rule(geometry: GeometryArrays) -> int:
     """Return which fives a game's table of shapes counts (FREESTYLE_SHAPES...), from what
     its windows' ends mean."""
