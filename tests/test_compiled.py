@@ -889,46 +889,71 @@ def test_a_null_window_node_near_the_leaves_far_above_beta_is_worth_its_shapes()
     assert nodes_and_value(deeper, beta - 1, beta)[0] > 1
 
 
+FREESTYLES_FIT = "freestyle's fit"
+RENJUS_FIT = "renju's fit"
+WINES = "Wine's"
+
+
 @pytest.mark.parametrize(
-    ("rules", "fitted"),
+    ("rules", "weights"),
     [
-        (Rules(15, 15, 5), True),
-        (Rules(5, 5, 5), True),
-        (Rules(3, 5, 5), False),
-        (Rules(2, 8, 5), False),
-        (Rules(1, 16, 5), False),
-        (Rules(15, 15, 5, variant=Variant.STANDARD), False),
-        (Rules(15, 15, 5, variant=Variant.RENJU), False),
-        (Rules(15, 15, 5, variant=Variant.CARO), False),
+        (Rules(15, 15, 5), FREESTYLES_FIT),
+        (Rules(5, 5, 5), FREESTYLES_FIT),
+        (Rules(3, 5, 5), WINES),
+        (Rules(2, 8, 5), WINES),
+        (Rules(1, 16, 5), WINES),
+        (Rules(15, 15, 5, variant=Variant.STANDARD), WINES),
+        (Rules(15, 15, 5, variant=Variant.RENJU), RENJUS_FIT),
+        (Rules(9, 9, 5, variant=Variant.RENJU), RENJUS_FIT),
+        (Rules(15, 15, 5, variant=Variant.CARO), WINES),
     ],
 )
-def test_the_fitted_weights_value_freestyle_leaves_on_boards_of_more_than_16_cells(
-    rules: Rules, fitted: bool
+@pytest.mark.parametrize("to_move", [Mark.X, Mark.O])
+def test_the_fitted_weights_value_freestyle_and_renju_leaves_beyond_16_cells(
+    rules: Rules, weights: str, to_move: Mark
 ) -> None:
-    """Freestyle's leaves on boards of more than 16 cells are worth the tally of each side's
-    shapes by the weights fitted to its games, the side that has just moved's less the side
-    to move's; every other game keeps Wine's (the smaller boards' answers never change)."""
+    """Freestyle's and renju's leaves on boards of more than 16 cells are worth the tally
+    of each side's shapes by the weights fitted to their games (renju's by which side is to
+    move: black, X, or white), the side that has just moved's less the side to move's;
+    every other game keeps Wine's (the smaller boards' answers never change)."""
     board = Board.empty(rules)
-    for cell, mark in [(0, Mark.X), (rules.cell_count - 1, Mark.O), (2, Mark.X)]:
+    stones = [
+        (0, Mark.X),
+        (rules.cell_count - 1, Mark.O),
+        (2, Mark.X),
+        (rules.cell_count - 3, Mark.O),
+    ]
+    for cell, mark in stones[: 3 if to_move is Mark.O else 4]:
         board = board.play(cell, mark)
-    _geometry, state, _table, _limits = Search(board, Mark.O, TIME).kernel
-    assert int(state[11][3]) == int(fitted)
+    _geometry, state, _table, _limits = Search(board, to_move, TIME).kernel
     tally = state[10]
-    waiting, mover = 1, 2  # X has just moved
+    mover = 1 if to_move is Mark.X else 2
+    waiting = 3 - mover
     evaluation = compiled.evaluation
-    by_fit = sum(
-        int(evaluation.FITTED_WAITING_VALUES[column]) * int(tally[waiting, column])
-        - int(evaluation.FITTED_MOVER_VALUES[column]) * int(tally[mover, column])
-        for column in range(1, tally.shape[1])
-    )
+    by_fit = {
+        FREESTYLES_FIT: (evaluation.FITTED_MOVER_VALUES, evaluation.FITTED_WAITING_VALUES),
+        RENJUS_FIT: (
+            evaluation.RENJU_FITTED_MOVER_VALUES[mover - 1],
+            evaluation.RENJU_FITTED_WAITING_VALUES[mover - 1],
+        ),
+    }
+    values = {
+        fit: sum(
+            int(waiting_values[column]) * int(tally[waiting, column])
+            - int(mover_values[column]) * int(tally[mover, column])
+            for column in range(1, tally.shape[1])
+        )
+        for fit, (mover_values, waiting_values) in by_fit.items()
+    }
     wines = evaluation.SHAPE_VALUES
     mine = sum(int(wines[shape]) * int(tally[waiting, shape]) for shape in range(1, 8))
     theirs = sum(int(wines[shape]) * int(tally[mover, shape]) for shape in range(1, 8))
     assert tally[mover, compiled.shapes.DOUBLE_FOURS] == 0
-    by_wine = mine - theirs * 6 // 5
-    assert by_fit != by_wine  # the position tells the two apart
-    assert int(evaluation._shape_value(tally, state[11], waiting)) == (
-        by_fit if fitted else by_wine
+    values[WINES] = mine - theirs * 6 // 5
+    assert len(set(values.values())) == 3  # the position tells the three apart
+    assert int(evaluation._shape_value(tally, state[11], waiting)) == values[weights]
+    assert compiled.state.reads_fitted_weights(Search(board, to_move, TIME).kernel) == (
+        weights != WINES
     )
 
 

@@ -1,6 +1,6 @@
 """What a position is worth to the tree: in five in a row by the tally of shapes each side
-could make (in freestyle on boards of more than 16 cells, weights fitted to how games
-against Rapfi ended; elsewhere Wine's, the side to move's weighed 1.2 times) and the ends
+could make (in freestyle and renju on boards of more than 16 cells, weights fitted to how
+games against Rapfi ended; elsewhere Wine's, the side to move's weighed 1.2 times) and the ends
 they decide (an open four, two fours, a four and an open three, two open threes, as
 Rapfi's static win check reads them: `_shape_end`, which decides the tree's nodes above
 the leaves too), else by the windows' counts; a leaf's value read without playing its
@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE, _uncounted
+from service.game.compiled.kernel import (
+    FITTED_WEIGHTS,
+    HEURISTIC_LIMIT,
+    MATE,
+    RENJU_FITTED_WEIGHTS,
+    _uncounted,
+)
 from service.game.compiled.shapes import (
     DOUBLE_FOURS,
     DOUBLE_THREES,
@@ -40,6 +46,22 @@ FITTED_MOVER_VALUES = np.array(
 )  # fmt: skip
 FITTED_WAITING_VALUES = np.array(
     [0, 8, 23, 37, 89, 129, 447, 1200, 99, 406, 0], dtype=np.int64
+)  # fmt: skip
+
+#: The same under renju, where black (X) and white play by different rules: a row for
+#: each side to move, black's first, fitted as freestyle's were to 8,976 positions of the
+#: 380 games the search played against Rapfi under renju. Black's two fours and two open
+#: threes at one cell are fouls (0); where the fit had no position with a shape (the side
+#: to move's open four and five, which decide its leaves; a five to make for the side
+#: that has just moved), freestyle's weight. Its double threes count as their threes, as
+#: freestyle's do; a few weights of the lesser shapes the fit made below 0 are 0.
+RENJU_FITTED_MOVER_VALUES = np.array(
+    [[0, 0, 12, 34, 123, 200, 960, 1440, 0, 3026, 0],
+     [0, 12, 1, 75, 69, 291, 960, 1440, 960, 563, 0]], dtype=np.int64
+)  # fmt: skip
+RENJU_FITTED_WAITING_VALUES = np.array(
+    [[0, 10, 0, 61, 17, 252, 535, 1200, 1479, 1190, 0],
+     [0, 0, 6, 37, 86, 188, 645, 1200, 0, 1052, 0]], dtype=np.int64
 )  # fmt: skip
 
 #: A leaf the shapes decide: a five to make, two fives against one stop, or an open four
@@ -94,17 +116,24 @@ def _shape_end(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
 def _shape_value(tally, rules, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
     could make next (the position's `tally`; `rules` its state's row of them: caro's, and
-    whether the fitted weights apply), by the fitted weights or by Wine's with the side to
-    move's weighed 1.2 times (it makes its own first)."""
+    which weights apply), by freestyle's or renju's fitted weights or by Wine's with the
+    side to move's weighed 1.2 times (it makes its own first)."""
     decided = _shape_end(tally, rules[2], player_who_moved)
     if decided != 0:
         return decided
     mover, waiting = 3 - player_who_moved, player_who_moved
-    if rules[3] == 1:
+    if rules[3] == FITTED_WEIGHTS:
         value = 0
         for column in range(1, tally.shape[1]):
             value += FITTED_WAITING_VALUES[column] * tally[waiting, column]
             value -= FITTED_MOVER_VALUES[column] * tally[mover, column]
+        return value
+    if rules[3] == RENJU_FITTED_WEIGHTS:
+        value = 0
+        row = mover - 1  # black (X, player 1) to move, or white
+        for column in range(1, tally.shape[1]):
+            value += RENJU_FITTED_WAITING_VALUES[row, column] * tally[waiting, column]
+            value -= RENJU_FITTED_MOVER_VALUES[row, column] * tally[mover, column]
         return value
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])

@@ -44,8 +44,13 @@ UNLIMITED_NODES = 2**62
 Ints = npt.NDArray[np.int64]
 
 #: Boards of more than this many cells are valued by the weights fitted to freestyle's
-#: games (`evaluation.FITTED_MOVER_VALUES`); the answers on smaller ones never change.
+#: and renju's games (`evaluation.FITTED_MOVER_VALUES`); the answers on smaller ones never
+#: change.
 FITTED_ABOVE_CELLS = 16
+
+#: Which weights value a shaped game's leaves (a state's rules row, column 3): Wine's,
+#: those fitted to freestyle's games, or those fitted to renju's, a row per side to move.
+WINES_WEIGHTS, FITTED_WEIGHTS, RENJU_FITTED_WEIGHTS = range(3)
 
 #: What a window's ends mean (the last of `GeometryArrays`): its holder must not hold one
 #: (PLAIN_ENDS, none listed in freestyle); nor may the opponent hold both (CARO_ENDS); only

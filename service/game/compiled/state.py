@@ -15,8 +15,11 @@ from numba import njit
 from service.game.compiled.kernel import (
     CARO_ENDS,
     FITTED_ABOVE_CELLS,
+    FITTED_WEIGHTS,
     RENJU_ENDS,
+    RENJU_FITTED_WEIGHTS,
     UNLIMITED_NODES,
+    WINES_WEIGHTS,
     GeometryArrays,
     Ints,
     Kernel,
@@ -288,16 +291,14 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         keys,
         tally,
         # Whether the game keeps shapes; the player whose double fours are fouls, or 0;
-        # whether two fives to make may both be stopped by one stone (caro); whether its
-        # leaves are valued by the weights fitted to freestyle's games, averaged over two
-        # plies (`evaluation.FITTED_MOVER_VALUES`: freestyle, whose keys are 8 neighbours,
-        # on boards of more than 16 cells, whose answers may change).
+        # whether two fives to make may both be stopped by one stone (caro); which weights
+        # value its leaves (`_leaf_weights`).
         np.array(
             [
                 1 if shaped else 0,
                 1 if geometry[8] == RENJU_ENDS else 0,
                 1 if geometry[8] == CARO_ENDS else 0,
-                1 if shaped and half == 4 and size > FITTED_ABOVE_CELLS else 0,
+                _leaf_weights(geometry, shaped, half, size),
             ],
             dtype=np.int64,
         ),
@@ -346,6 +347,18 @@ def _work(state, plies):  # type: ignore[no-untyped-def]
     )
 
 
+@_uncounted
+def _leaf_weights(geometry, shaped, half, size):  # type: ignore[no-untyped-def]
+    """Return which weights value a game's leaves: on boards of more than 16 cells, whose
+    answers may change, those fitted to freestyle's games (whose keys are 8 neighbours) or
+    to renju's, averaged over two plies (`evaluation.FITTED_MOVER_VALUES`); else Wine's."""
+    if not shaped or size <= FITTED_ABOVE_CELLS:
+        return WINES_WEIGHTS
+    if half == 4:
+        return FITTED_WEIGHTS
+    return RENJU_FITTED_WEIGHTS if geometry[8] == RENJU_ENDS else WINES_WEIGHTS
+
+
 def keeps_shapes(kernel: Kernel) -> bool:
     """Return whether the search keeps shapes (five in a row, every variant): it values
     its leaves and orders its moves by them, unless the game is misère."""
@@ -355,7 +368,7 @@ def keeps_shapes(kernel: Kernel) -> bool:
 def reads_fitted_weights(kernel: Kernel) -> bool:
     """Return whether the leaves are valued by the weights fitted to games' outcomes
     (`evaluation.FITTED_MOVER_VALUES`), whose values read on `FITTED_SHAPE_SCALE`."""
-    return bool(kernel.state[11][3] == 1)
+    return bool(kernel.state[11][3] != WINES_WEIGHTS)
 
 
 def shape_rule(geometry: GeometryArrays) -> int:

@@ -21,7 +21,13 @@ from service.game.compiled.evaluation import (
     _shape_value,
 )
 from service.game.compiled.fouls import _blocked_by_a_foul, _open_four_for_black
-from service.game.compiled.kernel import ABORTED, MATE, _out_of_time, _uncounted
+from service.game.compiled.kernel import (
+    ABORTED,
+    MATE,
+    WINES_WEIGHTS,
+    _out_of_time,
+    _uncounted,
+)
 from service.game.compiled.shapes import FIVE, FOUR, OPEN_FOUR, _makes_at_least, _move_value
 from service.game.compiled.state import _play, _undo, _work
 
@@ -67,7 +73,7 @@ def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere, 
     side to move's threats swing a position's value from one ply to the next."""
     best_value = -MATE - 1
     best_move = moves[0]
-    averaged = state[11][3] == 1 and not misere
+    averaged = state[11][3] != WINES_WEIGHTS and not misere
     before = np.int64(0)
     if averaged:
         before = -_shape_value(state[10], state[11], 3 - player)
