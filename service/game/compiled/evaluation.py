@@ -14,7 +14,7 @@ from service.game.compiled.kernel import (
     FITTED_WEIGHTS,
     HEURISTIC_LIMIT,
     MATE,
-    RENJU_FITTED_WEIGHTS,
+    WINES_WEIGHTS,
     _uncounted,
 )
 from service.game.compiled.shapes import (
@@ -70,13 +70,13 @@ RENJU_FITTED_WAITING_VALUES = np.array(
 SHAPE_WIN = 30_000
 
 #: The value a search reports as an evaluation of tanh(1) where its leaves are valued by
-#: the fitted weights (freestyle on boards of more cells than the tables hold): fitted to a
-#: judge on 15x15 freestyle at 250 ms (`benchmarks.calibration`), so that
+#: fitted weights (freestyle and renju on boards of more cells than the tables hold):
+#: fitted to a judge on 15x15 freestyle at 250 ms (`benchmarks.calibration`), so that
 #: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move;
-#: other sizes read on the same scale.
+#: other sizes and renju read on the same scale, not measured.
 FITTED_SHAPE_SCALE = 1_300
 
-#: The same for the other variants' leaves (Wine's weights) on boards of more cells than
+#: The same for standard's and caro's leaves (Wine's weights) on boards of more cells than
 #: the tables hold, as fitted to freestyle's games before the fitted weights.
 SHAPE_SCALE = 2_600
 
@@ -122,18 +122,16 @@ def _shape_value(tally, rules, player_who_moved):  # type: ignore[no-untyped-def
     if decided != 0:
         return decided
     mover, waiting = 3 - player_who_moved, player_who_moved
-    if rules[3] == FITTED_WEIGHTS:
+    if rules[3] != WINES_WEIGHTS:
+        if rules[3] == FITTED_WEIGHTS:
+            mover_values, waiting_values = FITTED_MOVER_VALUES, FITTED_WAITING_VALUES
+        else:  # renju's: a row for black (X, player 1) to move, one for white
+            mover_values = RENJU_FITTED_MOVER_VALUES[mover - 1]
+            waiting_values = RENJU_FITTED_WAITING_VALUES[mover - 1]
         value = 0
         for column in range(1, tally.shape[1]):
-            value += FITTED_WAITING_VALUES[column] * tally[waiting, column]
-            value -= FITTED_MOVER_VALUES[column] * tally[mover, column]
-        return value
-    if rules[3] == RENJU_FITTED_WEIGHTS:
-        value = 0
-        row = mover - 1  # black (X, player 1) to move, or white
-        for column in range(1, tally.shape[1]):
-            value += RENJU_FITTED_WAITING_VALUES[row, column] * tally[waiting, column]
-            value -= RENJU_FITTED_MOVER_VALUES[row, column] * tally[mover, column]
+            value += waiting_values[column] * tally[waiting, column]
+            value -= mover_values[column] * tally[mover, column]
         return value
     # The mover's cells of two fours count as open fours, not as two fours.
     theirs = tally[mover, DOUBLE_FOURS] * (SHAPE_VALUES[OPEN_FOUR] - 2 * SHAPE_VALUES[FOUR])
