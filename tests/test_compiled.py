@@ -895,27 +895,30 @@ WINES = "Wine's"
 
 
 @pytest.mark.parametrize(
-    ("rules", "weights"),
+    ("rules", "weights", "wines_asked"),
     [
-        (Rules(15, 15, 5), FREESTYLES_FIT),
-        (Rules(5, 5, 5), FREESTYLES_FIT),
-        (Rules(3, 5, 5), WINES),
-        (Rules(2, 8, 5), WINES),
-        (Rules(1, 16, 5), WINES),
-        (Rules(15, 15, 5, variant=Variant.STANDARD), WINES),
-        (Rules(15, 15, 5, variant=Variant.RENJU), RENJUS_FIT),
-        (Rules(9, 9, 5, variant=Variant.RENJU), RENJUS_FIT),
-        (Rules(15, 15, 5, variant=Variant.CARO), WINES),
+        (Rules(15, 15, 5), FREESTYLES_FIT, False),
+        (Rules(5, 5, 5), FREESTYLES_FIT, False),
+        (Rules(3, 5, 5), WINES, False),
+        (Rules(2, 8, 5), WINES, False),
+        (Rules(1, 16, 5), WINES, False),
+        (Rules(15, 15, 5, variant=Variant.STANDARD), WINES, False),
+        (Rules(15, 15, 5, variant=Variant.RENJU), RENJUS_FIT, False),
+        (Rules(9, 9, 5, variant=Variant.RENJU), RENJUS_FIT, False),
+        (Rules(15, 15, 5, variant=Variant.CARO), WINES, False),
+        (Rules(15, 15, 5), WINES, True),
+        (Rules(15, 15, 5, variant=Variant.RENJU), WINES, True),
     ],
 )
 @pytest.mark.parametrize("to_move", [Mark.X, Mark.O])
 def test_the_fitted_weights_value_freestyle_and_renju_leaves_beyond_16_cells(
-    rules: Rules, weights: str, to_move: Mark
+    rules: Rules, weights: str, wines_asked: bool, to_move: Mark
 ) -> None:
     """Freestyle's and renju's leaves on boards of more than 16 cells are worth the tally
     of each side's shapes by the weights fitted to their games (renju's by which side is to
     move: black, X, or white), the side that has just moved's less the side to move's;
-    every other game keeps Wine's (the smaller boards' answers never change)."""
+    every other game keeps Wine's (the smaller boards' answers never change), and so does
+    a search asked for Wine's (`wines_weights`, Swap2's under renju), on its scale."""
     board = Board.empty(rules)
     stones = [
         (0, Mark.X),
@@ -925,7 +928,8 @@ def test_the_fitted_weights_value_freestyle_and_renju_leaves_beyond_16_cells(
     ]
     for cell, mark in stones[: 3 if to_move is Mark.O else 4]:
         board = board.play(cell, mark)
-    _geometry, state, _table, _limits = Search(board, to_move, TIME).kernel
+    searched = Search(board, to_move, TIME, wines_weights=wines_asked)
+    _geometry, state, _table, _limits = searched.kernel
     tally = state[10]
     mover = 1 if to_move is Mark.X else 2
     waiting = 3 - mover
@@ -952,9 +956,11 @@ def test_the_fitted_weights_value_freestyle_and_renju_leaves_beyond_16_cells(
     values[WINES] = mine - theirs * 6 // 5
     assert len(set(values.values())) == 3  # the position tells the three apart
     assert int(evaluation._shape_value(tally, state[11], waiting)) == values[weights]
-    assert compiled.state.reads_fitted_weights(Search(board, to_move, TIME).kernel) == (
-        weights != WINES
-    )
+    assert compiled.state.reads_fitted_weights(searched.kernel) == (weights != WINES)
+    if rules.cell_count > 16:
+        fitted = weights != WINES
+        scale = evaluation.FITTED_SHAPE_SCALE if fitted else evaluation.SHAPE_SCALE
+        assert searched.value_scale == scale
 
 
 def test_a_leaf_is_worth_the_mean_of_its_value_and_the_position_before_its_move() -> None:

@@ -50,10 +50,10 @@ def crowded_middle(rules: Rules, seed: int, marks: int = 8) -> tuple[Board, Mark
             return board, mover
 
 
-def one_thread_value(board: Board, mover: Mark, depth: int) -> int:
+def one_thread_value(board: Board, mover: Mark, depth: int, *, wines_weights: bool = False) -> int:
     """Return the tree's value of a position searched one depth at a time up to `depth`,
     by one thread (as `Search` deepens), in a table of its own."""
-    alone = Search(board, mover, TIME)
+    alone = Search(board, mover, TIME, wines_weights=wines_weights)
     value = 0
     for each in range(1, depth + 1):
         value, _move = alone._negamax_root(each, exact=False)
@@ -191,6 +191,22 @@ def test_the_kernel_of_each_thread_is_its_own() -> None:
         assert helper.state[0].tolist() == first.state[0].tolist()
         assert helper.limits is not first.limits
     assert compiled.state.keeps_shapes(first)
+
+
+@pytest.mark.parametrize("wines_weights", [False, True])
+def test_every_thread_values_its_leaves_by_the_weights_the_search_was_given(
+    wines_weights: bool,
+) -> None:
+    """Under renju a search asked for Wine's weights (Swap2's) is searched by them on every
+    thread, and its value is still one thread's; else by renju's fitted weights."""
+    board, mover = crowded_middle(Rules(15, 15, 5, variant=Variant.RENJU), 1)
+    shared = Search(board, mover, TIME, wines_weights=wines_weights)
+    tree = shared.shared_tree(2)
+    assert [compiled.state.reads_fitted_weights(kernel) for kernel in tree.kernels] == [
+        not wines_weights
+    ] * 2
+    _move, value, finished = tree.deepen(-1, shared.position.empty, most_depth=4)
+    assert value == one_thread_value(board, mover, finished, wines_weights=wines_weights)
 
 
 def test_a_depth_cut_short_plays_the_last_depths_move_or_one_it_showed_better() -> None:

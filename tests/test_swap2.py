@@ -17,6 +17,7 @@ from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.api.app_settings import AppSettings
+from service.game import swap2 as swap2_module
 from service.game.board import Board, Mark
 from service.game.compiled.evaluation import FITTED_SHAPE_SCALE
 from service.game.engine import Engine
@@ -215,6 +216,28 @@ def test_the_search_places_the_opening_it_finds_nearest_even() -> None:
     nearest = min(range(26), key=lambda at: abs(choice.searches[at].two_depth_evaluation))
     assert (choice.stones, choice.found) == (openings[nearest], choice.searches[nearest])
     assert all(found.depth >= 2 for found in choice.searches)  # a mean of two depths
+
+
+@pytest.mark.parametrize(
+    ("variant", "wines_weights"), [(Variant.FREESTYLE, False), (Variant.RENJU, True)]
+)
+def test_under_renju_the_decisions_are_searched_with_wines_weights(
+    monkeypatch: pytest.MonkeyPatch, variant: Variant, wines_weights: bool
+) -> None:
+    """Renju's fitted weights took Rapfi's side in 20 of its 26 openings, twice, where
+    Wine's took it in 24 (`python -m benchmarks.swap2 BRAIN --variant renju`,
+    docs/STRENGTH.md): the decisions under renju search with Wine's; freestyle's fitted
+    weights took it in 26 and stay."""
+    asked: list[bool] = []
+
+    def recorded(*arguments: Any, **keywords: Any) -> SearchResult:
+        asked.append(keywords["wines_weights"])
+        return search(*arguments, **keywords)
+
+    monkeypatch.setattr(swap2_module, "search", recorded)
+    rules = replace(GOMOKU, variant=variant)
+    choice = decide(step_of(board_of(rules, (111, 112, 113), (0, 14))), 0.1)
+    assert (choice.decision, asked) == (Decision.SWAP, [wines_weights])
 
 
 def read(value: int) -> float:

@@ -177,6 +177,7 @@ class Search:
         table_slots: int | None = None,
         barred: frozenset[int] = frozenset(),
         threads: int = 1,
+        wines_weights: bool = False,
     ) -> None:
         # The clock starts first: setting the position up is part of the time the budget holds.
         self.started = time.perf_counter()
@@ -221,6 +222,10 @@ class Search:
         self.kernel = compiled.state.new_kernel(
             geometry.arrays, marks, entries, deadline_ns, max_nodes, barred=sorted(barred)
         )
+        if wines_weights:
+            # Asked for where the evaluation's sign matters more than the move: Swap2's
+            # decisions (`service.game.swap2`).
+            compiled.state.value_leaves_by_wines_weights(self.kernel)
         #: Threads that search the tree at once, sharing its table: more than one only
         #: against the clock, since a node limit promises the same answer every time.
         self.threads = threads if max_nodes is None else 1
@@ -545,8 +550,14 @@ def search(
     max_nodes: int | None = None,
     barred: frozenset[int] = frozenset(),
     threads: int = 1,
+    wines_weights: bool = False,
 ) -> SearchResult:
     """Return the move for `mover` found within `seconds` (or `max_nodes`), and what is
     known; never one of the `barred` cells (renju's fouls), if another move is legal; the
-    tree searched by `threads` threads at once when only the clock limits it."""
-    return Search(board, mover, seconds, max_nodes=max_nodes, barred=barred, threads=threads).run()
+    tree searched by `threads` threads at once when only the clock limits it; with
+    `wines_weights`, its leaves valued by Wine's weights whatever the game."""
+    found = Search(
+        board, mover, seconds, max_nodes=max_nodes, barred=barred, threads=threads,
+        wines_weights=wines_weights,
+    )  # fmt: skip
+    return found.run()

@@ -83,6 +83,7 @@ class SharedTree:
                 geometry, compiled.state.new_state(geometry, marks, state[8]), table, limits.copy()
             )
             helper.state[6][:] = state[6]  # the root's barred cells
+            helper.state[11][:] = state[11]  # the rules row: the leaves' weights as chosen
             helper.limits[0] = 0
             self.kernels.append(helper)
         self.mover = mover

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from service.game.board import Board, Mark
 from service.game.refusals import Reason, Refusal
+from service.game.rules import Variant
 from service.game.search import SearchResult, search
 
 #: The X's and O's on the board when a Swap2 player decides: none (the opener places
@@ -155,7 +156,10 @@ def decide(step: Swap2Step, budget_seconds: float, *, threads: int = 1) -> Swap2
     threads."""
 
     def for_white(position: Board, seconds: float) -> SearchResult:
-        return search(position, Mark.O, seconds, threads=threads)
+        # Under renju, by Wine's colour-blind weights: renju's fitted ones read the side
+        # that leads less well in these openings (docs/STRENGTH.md).
+        renju = position.rules.variant is Variant.RENJU
+        return search(position, Mark.O, seconds, threads=threads, wines_weights=renju)
 
     return decide_with(step, budget_seconds, for_white)
 

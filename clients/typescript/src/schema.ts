@@ -619,7 +619,9 @@ export interface components {
              *     values (its one value where only one depth finished, an end was seen, or the
              *     result is proven), since the leaves favour the side that moved last at them
              *     (`search.evaluation` is the last depth's alone). The service swaps below 0, and
-             *     places the opening nearest 0.
+             *     places the opening nearest 0. Under renju its searches value positions by
+             *     Wine's colour-blind weights, which read the side that leads better there than
+             *     renju's fitted ones, and their values read on Wine's scale.
              */
             evaluation: number;
             rules: components["schemas"]["Rules"];

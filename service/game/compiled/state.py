@@ -371,6 +371,13 @@ def reads_fitted_weights(kernel: Kernel) -> bool:
     return bool(kernel.state[11][3] != WINES_WEIGHTS)
 
 
+def value_leaves_by_wines_weights(kernel: Kernel) -> None:
+    """Value a search's leaves by Wine's weights whatever its game (`_leaf_weights`):
+    colour-blind, they read which side leads where the fitted ones may not (Swap2's
+    decisions, docs/STRENGTH.md); its values then read on `SHAPE_SCALE`."""
+    kernel.state[11][3] = WINES_WEIGHTS
+
+
 def shape_rule(geometry: GeometryArrays) -> int:
     """Return which fives a game's table of shapes counts (FREESTYLE_SHAPES...), from what
     its windows' ends mean."""
