@@ -76,8 +76,9 @@ SHAPE_WIN = 30_000
 #: other sizes and renju read on the same scale, not measured.
 FITTED_SHAPE_SCALE = 1_300
 
-#: The same for standard's and caro's leaves (Wine's weights) on boards of more cells than
-#: the tables hold, as fitted to freestyle's games before the fitted weights.
+#: The same for standard's and caro's leaves, and Swap2's searches under renju (Wine's
+#: weights), on boards of more cells than the tables hold, as fitted to freestyle's games
+#: before the fitted weights.
 SHAPE_SCALE = 2_600
 
 #: The same on boards of 16 cells or fewer, as it was before the fit (their answers never
