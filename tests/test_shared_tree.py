@@ -84,9 +84,10 @@ def test_two_threads_find_the_value_one_thread_finds_at_each_depth(rules: Rules,
                 assert abs(value) > HEURISTIC_LIMIT
             assert move in board.empty_cells()
             values.append(value)
-            if value == one_thread_value(board, mover, finished):
+            expected = one_thread_value(board, mover, finished)
+            if value == expected:
                 break
-        assert values[-1] == one_thread_value(board, mover, finished), values
+        assert values[-1] == expected, values
 
 
 @pytest.mark.parametrize("seed", [0, 2, 5, 6])
