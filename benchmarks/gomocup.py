@@ -53,6 +53,9 @@ from service.game.search import SearchResult, search
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
+#: How long a brain's answer to START is waited for: it loads its engine first (this
+#: project's brain, the compiled search from its cache: a second or more on a busy machine).
+STARTUP_PATIENCE_S = 30.0
 #: Lines a brain may send at any time that are not an answer.
 NOTES = ("MESSAGE", "DEBUG", "SUGGEST", "UNKNOWN")
 #: A brain's report of its speed in a note, as Wine sends it (`NPS=950k`) or Rapfi
@@ -100,7 +103,7 @@ class Brain:
         size = f"{rules.cols}" if rules.rows == rules.cols else f"{rules.cols},{rules.rows}"
         command_name = "START" if rules.rows == rules.cols else "RECTSTART"
         self._send(f"{command_name} {size}")
-        if self._answer() != "OK":
+        if self._answer(STARTUP_PATIENCE_S) != "OK":
             raise BrainError(f"the brain cannot play {rules.describe()}")
         rule = rules.variant.gomocup_rule
         for key, value in (("timeout_turn", budget_ms), ("timeout_match", 0), ("rule", rule)):
@@ -166,12 +169,15 @@ class Brain:
                 self.lines.put(line)
         self.lines.put(None)
 
-    def _answer(self) -> str:
+    def _answer(self, patience: float | None = None) -> str:
+        """Return the brain's next line that is not a note, keeping its notes' speeds and
+        evaluations; wait at most `patience` seconds (the brain's own by default)."""
+        waited = self.patience if patience is None else patience
         while True:
             try:
-                line = self.lines.get(timeout=self.patience)
+                line = self.lines.get(timeout=waited)
             except queue.Empty:
-                raise BrainSilent(f"no answer in {self.patience:.0f} s") from None
+                raise BrainSilent(f"no answer in {waited:.0f} s") from None
             if line is None:
                 raise BrainError("the brain closed its output")
             line = line.strip()

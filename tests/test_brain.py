@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.brain import serve
-from benchmarks.gomocup import play
+from benchmarks.gomocup import Brain, play
 from service.game.board import Board, Mark
 from service.game.renju import forbidden_cells
 from service.game.rules import Rules, Variant
@@ -66,3 +66,12 @@ def test_it_plays_a_whole_game_against_itself_through_the_benchmark() -> None:
     game = play(brain, Rules(9, 9, 5), seed=1, search_first=True, budget_ms=40)
     assert game.result in {"win", "draw", "loss"}
     assert len(set(game.moves)) == game.plies >= 9
+
+
+def test_a_brain_that_loads_for_longer_than_a_move_may_take_is_waited_for_at_start() -> None:
+    """A brain answers START once it has loaded its engine (this project's, the compiled
+    search from its cache): on a busy machine that takes longer than the patience a move
+    at 40 ms gets (1 s), and the benchmark still waits for it."""
+    loading = "import sys, time; time.sleep(1.5); print('OK', flush=True); sys.stdin.read()"
+    with Brain([sys.executable, "-c", loading], Rules(9, 9, 5), budget_ms=40) as brain:
+        assert brain.patience < 1.5
