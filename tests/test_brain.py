@@ -72,8 +72,7 @@ def test_a_brain_that_loads_for_longer_than_a_move_may_take_is_waited_for_at_sta
     """A brain answers START once it has loaded its engine (this project's, the compiled
     search from its cache): on a busy machine that takes longer than the patience a move
     at 40 ms gets (1 s), and the benchmark still waits for it."""
-    # The pause is the behaviour under test: a brain that takes 1.5 s to load.
-    load_then_answer = "import sys, time; time.sleep(1.5); "  # a load time, not a wait
+    load_then_answer = "import sys, time; time.sleep(1.5); "  # the load time under test
     loading = load_then_answer + "print('OK', flush=True); sys.stdin.read()"
     with Brain([sys.executable, "-c", loading], Rules(9, 9, 5), budget_ms=40) as brain:
         assert brain.patience < 1.5
