@@ -19,19 +19,34 @@ run at once: the search has both cores. A judge's command with flags of its own 
     python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/before.jsonl
     python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/after.jsonl \
         --baseline /tmp/before.jsonl
+
+Two runs of the same search, minutes apart, differ by more than that standard error says
+(the machine's speed changes from run to run, and with it the depth: STRENGTH.md). With
+`--against BRAIN` the other revision plays in the same run instead: a Gomocup brain (a
+git worktree's `benchmarks.brain`, as its docstring makes one) is given each position
+just before or just after the checkout's search (in turn), both moves are rated, the
+brain's go to `--against-out`, and the two are compared as with `--baseline`. The checkout's
+search then keeps for its answer the margin the brain keeps (`benchmarks.brain.MARGIN_MS`):
+
+    python -m benchmarks.rate /opt/pbrain-rapfi --records /tmp/games.jsonl --out /tmp/after.jsonl \
+        --against /tmp/brain-before --against-out /tmp/before.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import shlex
 import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TextIO
 
-from benchmarks.gomocup import Game, recorded
-from benchmarks.judge import MATE_VALUE, searched_and_judged, value_of
+from benchmarks.brain import MARGIN_MS
+from benchmarks.gomocup import Brain, Game, recorded
+from benchmarks.judge import MATE_VALUE, judge_position, searched_and_judged, value_of
 from service.game.rules import Rules
 from service.game.warmup import prepare
 
@@ -92,6 +107,15 @@ def rate(
     return Rating(before, *searched_and_judged(command, rules, before, budget_ms, judge_ms))
 
 
+def rate_brain(brain: Brain, command: list[str], before: tuple[int, ...], judge_ms: int) -> Rating:
+    """Return what a Gomocup brain plays after `before` and how the judge (`command`) rates it."""
+    plays_x = len(before) % 2 == 0
+    move = brain.board([(cell, (ply % 2 == 0) == plays_x) for ply, cell in enumerate(before)])
+    return Rating(
+        before, move, judge_position(command, brain.rules, (*before, move), plays_x, judge_ms)
+    )
+
+
 def compared(ratings: list[Rating], baseline: list[Rating]) -> tuple[int, float, float, int]:
     """Return, over the positions both rated (each side's standing known): how many, the
     mean difference of the expected scores (`ratings` less `baseline`), its standard
@@ -140,25 +164,63 @@ def main() -> None:
         action="store_true",
         help="rate the games the search played second instead: its replies 3 to 37 plies in",
     )
+    parser.add_argument(
+        "--against", help="another revision's Gomocup brain, rated in the same run (its command)"
+    )
+    parser.add_argument("--against-out", type=Path, help="where the --against brain's ratings go")
     arguments = parser.parse_args()
+    if (arguments.against is None) != (arguments.against_out is None):
+        parser.error("--against and --against-out go together")
     games = [found for path in arguments.records for found in recorded(path)]
     prepare()
-    ratings = []
-    with arguments.out.open("w", encoding="utf-8") as out:
-        for rules, before in positions(games, arguments.every, answered=arguments.answered):
-            rating = rate(arguments.brain, rules, before, arguments.budget_ms, arguments.judge_ms)
-            out.write(json.dumps(asdict(rating)) + "\n")
-            out.flush()
-            ratings.append(rating)
+    ratings: list[Rating] = []
+    theirs: list[Rating] = []
+    budget_ms = arguments.budget_ms - (MARGIN_MS if arguments.against else 0)
+    judge_ms = arguments.judge_ms
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(arguments.out.open("w", encoding="utf-8"))
+        their_out = (
+            stack.enter_context(arguments.against_out.open("w", encoding="utf-8"))
+            if arguments.against_out
+            else None
+        )
+        brains: dict[Rules, Brain] = {}
+        found = positions(games, arguments.every, answered=arguments.answered)
+        for at, (rules, before) in enumerate(found):
+            other = None
+            if arguments.against and their_out:
+                if rules not in brains:
+                    command = shlex.split(arguments.against)
+                    brains[rules] = stack.enter_context(Brain(command, rules, arguments.budget_ms))
+                other = brains[rules]
+            # In turn first, so that neither side always plays just after the judge.
+            mine_first = other is None or at % 2 == 0
+            if mine_first:
+                _kept(out, ratings, rate(arguments.brain, rules, before, budget_ms, judge_ms))
+            if other is not None and their_out:
+                _kept(their_out, theirs, rate_brain(other, arguments.brain, before, judge_ms))
+            if not mine_first:
+                _kept(out, ratings, rate(arguments.brain, rules, before, budget_ms, judge_ms))
     scores = [score for rating in ratings if (score := expected_score(rating.standing)) is not None]
     shown = f"{statistics.fmean(scores):.4f}" if scores else "none: the judge sent no evaluation"
     print(f"{len(scores)} positions rated: mean expected score {shown}")
-    if arguments.baseline:
-        count, mean, error, same = compared(ratings, saved(arguments.baseline))
-        print(
-            f"against {arguments.baseline}: {mean:+.4f} ± {error:.4f} (standard error) over "
-            f"{count} positions, the same move in {same}"
-        )
+    for name, baseline in (
+        (arguments.baseline, saved(arguments.baseline) if arguments.baseline else None),
+        (arguments.against, theirs if arguments.against else None),
+    ):
+        if baseline is not None:
+            count, mean, error, same = compared(ratings, baseline)
+            print(
+                f"against {name}: {mean:+.4f} ± {error:.4f} (standard error) over "
+                f"{count} positions, the same move in {same}"
+            )
+
+
+def _kept(out: TextIO, ratings: list[Rating], rating: Rating) -> None:
+    """Write a rating as a line of its run's file, at once, and keep it."""
+    out.write(json.dumps(asdict(rating)) + "\n")
+    out.flush()
+    ratings.append(rating)
 
 
 if __name__ == "__main__":

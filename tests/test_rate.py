@@ -5,6 +5,7 @@ over the stones it is given as its own), and two runs compared position by posit
 from __future__ import annotations
 
 import math
+import shlex
 import sys
 from pathlib import Path
 
@@ -143,3 +144,39 @@ def test_a_run_writes_its_ratings_and_compares_them_with_a_baseline(
     ]
     printed = capsys.readouterr().out.splitlines()
     assert printed[-1].startswith(f"against {baseline}: +0.0000 ± 0.0000 (standard error) over 2")
+
+
+def test_another_revision_is_rated_in_the_same_run_against_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "games.jsonl"
+    record(game_of((*WON_AT_ONCE, 52), search_first=True), GOMOKU, games)
+    out, theirs = tmp_path / "ratings.jsonl", tmp_path / "theirs.jsonl"
+    # The other "revision": the tests' brain, which plays the first empty cell (cell 0).
+    other = shlex.join([sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))])
+    monkeypatch.setattr(sys, "argv", [
+        "rate", "--records", str(games), "--budget-ms", "50", "--judge-ms", "20",
+        "--out", str(out), "--against", other, "--against-out", str(theirs),
+        "--", *EVALUATING_BRAIN,
+    ])  # fmt: skip
+    main()
+    mine, its = saved(out), saved(theirs)
+    assert [rating.before for rating in mine] == [rating.before for rating in its]
+    assert [rating.before for rating in mine] == [WON_AT_ONCE[:4], WON_AT_ONCE[:6]]
+    assert {rating.move for rating in its} == {0}
+    assert all(rating.move != 0 for rating in mine)
+    # The judge values only its own stones: the same standings whatever each side played.
+    assert [rating.standing for rating in mine] == [rating.standing for rating in its]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1] == f"against {other}: +0.0000 ± 0.0000 (standard error) over 2 " + (
+        "positions, the same move in 0"
+    )
+
+
+def test_against_needs_its_own_out(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "argv", [
+        "rate", "--records", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "out.jsonl"),
+        "--against", "brain", "--", *EVALUATING_BRAIN,
+    ])  # fmt: skip
+    with pytest.raises(SystemExit):
+        main()
