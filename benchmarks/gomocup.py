@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import queue
 import random
 import re
@@ -41,6 +42,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from types import TracebackType
@@ -225,6 +227,34 @@ class Game:
     moves: tuple[int, ...] = ()
 
 
+#: What a game's result is worth to the search.
+SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+@dataclass(frozen=True)
+class PairedShare:
+    """The search's share over openings each played both ways: its mean over the openings,
+    the standard error of that mean (an opening's two games are one sample: what the
+    opening gives the first player falls out), and the number of openings."""
+
+    share: float
+    standard_error: float
+    openings: int
+
+    @property
+    def elo(self) -> float:
+        """Return the rating difference the share means, where it means one (not 0 or 1)."""
+        if not 0 < self.share < 1:
+            return math.nan
+        return -400 * math.log10(1 / self.share - 1)
+
+    def __str__(self) -> str:
+        return (
+            f"by opening ({self.openings}, each both ways): {self.share:.1%} ± "
+            f"{self.standard_error:.1%}, {self.elo:+.0f} Elo"
+        )
+
+
 def record(game: Game, rules: Rules, path: Path) -> None:
     """Add a game to the file of recorded games at `path`: a line of JSON, with its variant
     (the benchmark plays 15x15 five in a row, so the variant is all the rules it keeps)."""
@@ -360,6 +390,19 @@ def table(games: list[Game], name: str, budget_ms: int, brain_budget_ms: int | N
     return "\n".join(lines)
 
 
+def paired_share(games: Iterable[Game]) -> PairedShare:
+    """Return the search's share over the openings played both ways, by opening."""
+    by_seed: dict[int, list[float]] = {}
+    for game in games:
+        by_seed.setdefault(game.seed, []).append(SCORES[game.result])
+    shares = [sum(scores) / 2 for scores in by_seed.values() if len(scores) == 2]
+    if len(shares) < 2:
+        raise ValueError("a share by opening needs two openings played both ways")
+    return PairedShare(
+        statistics.mean(shares), statistics.stdev(shares) / math.sqrt(len(shares)), len(shares)
+    )
+
+
 def main() -> None:
     """Play the games and print each, then the table."""
     parser = argparse.ArgumentParser(description="The search against a Gomocup brain.")
@@ -378,6 +421,13 @@ def main() -> None:
         "--first-seed", type=int, default=0, help="the first opening's seed (more games later)"
     )
     parser.add_argument(
+        "--seeds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="these openings' seeds instead (benchmarks.openings chooses even ones)",
+    )
+    parser.add_argument(
         "--variant",
         choices=[variant.value for variant in Variant],
         default=Variant.FREESTYLE.value,
@@ -390,8 +440,9 @@ def main() -> None:
     rules = replace(GOMOKU, variant=Variant(arguments.variant))
     prepare()
     games = []
+    seeds = arguments.seeds or range(arguments.first_seed, arguments.first_seed + arguments.games)
     for search_first in (True, False):
-        for seed in range(arguments.first_seed, arguments.first_seed + arguments.games):
+        for seed in seeds:
             finished = play(
                 arguments.brain, rules, seed, search_first, arguments.budget_ms,
                 brain_budget_ms=arguments.brain_budget_ms,
@@ -402,6 +453,7 @@ def main() -> None:
                 record(finished, rules, arguments.record)
     name = Path(arguments.brain[0]).name
     print(table(games, name, arguments.budget_ms, arguments.brain_budget_ms))
+    print(paired_share(games))
 
 
 if __name__ == "__main__":
