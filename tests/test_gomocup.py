@@ -144,3 +144,17 @@ def test_the_table_counts_each_side() -> None:
     share, ours, theirs = (cell.strip() for cell in rows[2].strip("|").split("|")[8:])
     assert (share, theirs) == ("100%", "12,000")
     assert int(ours.replace(",", "")) > 0
+
+
+def test_the_openings_may_be_named_by_their_seeds(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    played = tmp_path / "games.jsonl"
+    arguments = ["--seeds", "3", "11", "--budget-ms", "20", "--record", str(played)]
+    monkeypatch.setattr(sys, "argv", ["gomocup", *BRAIN, *arguments])
+    gomocup.main()
+    games = [game for _rules, game in gomocup.recorded(played)]
+    assert sorted((game.seed, game.search_first) for game in games) == [
+        (3, False), (3, True), (11, False), (11, True)
+    ]  # fmt: skip
+    assert "by opening (2, each both ways): 100.0% ± 0.0%" in capsys.readouterr().out
