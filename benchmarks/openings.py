@@ -2,7 +2,7 @@
 a judge finds even, for matches whose games a side's first move does not decide.
 
 The benchmark's openings (three stones, X, O, X, within two cells of the centre) mostly
-favour X: in a match of the search against itself, X won nine games of ten from them, so
+favour X: in a match of the search against itself, X won four games of five from them, so
 most openings ended one game each way and said nothing of which side was stronger. A judge
 (a Gomocup brain that reports its evaluation, as Rapfi does: `benchmarks.judge`) is given
 each opening with O to move, and the seeds where X's standing is within `--within` of even

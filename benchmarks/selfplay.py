@@ -10,7 +10,7 @@ plays an opening as X, then as O, against a brain of its own, as `benchmarks.gom
 plays: each side searches on one thread, alone on its core. The brain is given
 `benchmarks.brain.MARGIN_MS` more than the search, which it keeps for its answer, so both
 search for the same time. The openings are best chosen even (`benchmarks.openings`): from
-the benchmark's own, X won nine games of ten, and an opening that each side wins as X says
+the benchmark's own, X won four games of five, and an opening that each side wins as X says
 nothing of which is stronger. Each game is recorded (`--record`) as `benchmarks.gomocup`
 records them; the share is over the openings, each one sample (`gomocup.paired_share`).
 
