@@ -249,9 +249,10 @@ class PairedShare:
         return -400 * math.log10(1 / self.share - 1)
 
     def __str__(self) -> str:
+        elo = "no finite Elo (a sweep)" if math.isnan(self.elo) else f"{self.elo:+.0f} Elo"
         return (
             f"by opening ({self.openings}, each both ways): {self.share:.1%} ± "
-            f"{self.standard_error:.1%}, {self.elo:+.0f} Elo"
+            f"{self.standard_error:.1%}, {elo}"
         )
 
 
@@ -453,7 +454,8 @@ def main() -> None:
                 record(finished, rules, arguments.record)
     name = Path(arguments.brain[0]).name
     print(table(games, name, arguments.budget_ms, arguments.brain_budget_ms))
-    print(paired_share(games))
+    if len(set(seeds)) >= 2:  # a standard error needs two openings
+        print(paired_share(games))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ are printed, one a line, for `benchmarks.selfplay --seeds-file` (or `benchmarks.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator
 
 from benchmarks.gomocup import GOMOKU, opening
@@ -48,7 +47,7 @@ def main() -> None:
     arguments = parser.parse_args()
     seeds = range(arguments.first_seed, arguments.first_seed + arguments.count)
     for seed in even_openings(arguments.judge, GOMOKU, seeds, arguments.within, arguments.judge_ms):
-        print(seed, file=sys.stdout, flush=True)
+        print(seed, flush=True)
 
 
 if __name__ == "__main__":
