@@ -122,6 +122,15 @@ class Brain:
     ) -> None:
         self.close()
 
+    def restart(self) -> None:
+        """Start another game with the brain as it is (RESTART): the board empty, the rules
+        and the time as they were; its notes' speeds and evaluations counted from then on."""
+        self._send("RESTART")
+        if self._answer(STARTUP_PATIENCE_S) != "OK":
+            raise BrainError("the brain cannot start another game (RESTART)")
+        self.speeds.clear()
+        self.evaluations.clear()
+
     def board(self, moves: list[tuple[int, bool]]) -> int:
         """Give the brain a position (each move: cell, whether it is the brain's); its move."""
         self._send("BOARD")
@@ -302,12 +311,25 @@ def play(
     budget_ms: int,
     *,
     brain_budget_ms: int | None = None,
+    brain: Brain | None = None,
 ) -> Game:
     """Play one game of the search against the brain; return how it ended for the search.
 
     The brain's time a move is the search's unless `brain_budget_ms` is given. The brain
     learns the position with BOARD the first time it is to move (the opening, and
-    the search's first move if it came first), then each of the search's moves with TURN."""
+    the search's first move if it came first), then each of the search's moves with TURN.
+    Given a `brain` already running with these rules and times, the game is played with it
+    after a RESTART (a second or so of each game saved), and it is left running."""
+    if brain is not None:
+        brain.restart()
+        return _played(brain, rules, seed, search_first, budget_ms)
+    brain_ms = budget_ms if brain_budget_ms is None else brain_budget_ms
+    with Brain(command, rules, brain_ms) as started:
+        return _played(started, rules, seed, search_first, budget_ms)
+
+
+def _played(brain: Brain, rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
+    """Play one game of the search against a brain ready for it (`play`)."""
     ours = Mark.X if search_first else Mark.O
     board, mover = Board.empty(rules), Mark.X
     history: list[tuple[int, Mark]] = []
@@ -316,36 +338,35 @@ def play(
     speeds: list[float] = []
     fouls = rules.variant.has_fouls
     brain_foul = brain_illegal = None
-    with Brain(command, rules, budget_ms if brain_budget_ms is None else brain_budget_ms) as brain:
-        for cell in opening(rules, seed):
-            history.append((cell, mover))
-            board, mover = board.play(cell, mover), mover.opponent
-        while not board.status().is_over and brain_foul is None and brain_illegal is None:
-            black_moves = fouls and mover is Mark.X
-            if mover is ours:
-                found = search_as_served(board, mover, budget_ms / 1000)
-                longest_search = max(longest_search, found.seconds)
-                speeds.append(found.nodes / max(found.seconds, 1e-9))
-                cell = found.move
+    for cell in opening(rules, seed):
+        history.append((cell, mover))
+        board, mover = board.play(cell, mover), mover.opponent
+    while not board.status().is_over and brain_foul is None and brain_illegal is None:
+        black_moves = fouls and mover is Mark.X
+        if mover is ours:
+            found = search_as_served(board, mover, budget_ms / 1000)
+            longest_search = max(longest_search, found.seconds)
+            speeds.append(found.nodes / max(found.seconds, 1e-9))
+            cell = found.move
+        else:
+            started = time.perf_counter()
+            if brain_knows:
+                cell = brain.turn(history[-1][0])  # the search's move, just played
             else:
-                started = time.perf_counter()
-                if brain_knows:
-                    cell = brain.turn(history[-1][0])  # the search's move, just played
-                else:
-                    cell = brain.board([(played, mark is not ours) for played, mark in history])
-                    brain_knows = True
-                longest_brain = max(longest_brain, time.perf_counter() - started)
-                if board.cells[cell] is not None:
-                    brain_illegal = f"played on a taken cell, {cell}"
-                    break
-            committed = foul(board, cell) if black_moves else None
-            if committed is not None and mover is ours:
-                raise AssertionError(f"the search played a foul, {committed.value}, on {cell}")
-            if committed is not None:
-                brain_foul = committed.value
-            history.append((cell, mover))
-            board, mover = board.play(cell, mover), mover.opponent
-        brain_speeds = brain.speeds
+                cell = brain.board([(played, mark is not ours) for played, mark in history])
+                brain_knows = True
+            longest_brain = max(longest_brain, time.perf_counter() - started)
+            if board.cells[cell] is not None:
+                brain_illegal = f"played on a taken cell, {cell}"
+                break
+        committed = foul(board, cell) if black_moves else None
+        if committed is not None and mover is ours:
+            raise AssertionError(f"the search played a foul, {committed.value}, on {cell}")
+        if committed is not None:
+            brain_foul = committed.value
+        history.append((cell, mover))
+        board, mover = board.play(cell, mover), mover.opponent
+    brain_speeds = brain.speeds
     status = GameStatus.O_WON if brain_foul else board.status()
     won = GameStatus.X_WON if ours is Mark.X else GameStatus.O_WON
     result = "draw" if status is GameStatus.DRAW else "win" if status is won else "loss"

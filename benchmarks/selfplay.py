@@ -6,13 +6,14 @@ What a step of the search is worth shows in games against the search without it 
 before it shows against a far stronger engine, which wins most games either way. BRAIN is
 the other revision as a Gomocup brain (`benchmarks.brain` in a git worktree: its docstring
 says how). One worker process a core, each pinned to its core (the brain it starts too),
-plays an opening as X, then as O, against a brain of its own, as `benchmarks.gomocup`
-plays: each side searches on one thread, alone on its core. The brain is given
-`benchmarks.brain.MARGIN_MS` more than the search, which it keeps for its answer, so both
-search for the same time. The openings are best chosen even (`benchmarks.openings`): from
-the benchmark's own, X won four games of five, and an opening that each side wins as X says
-nothing of which is stronger. Each game is recorded (`--record`) as `benchmarks.gomocup`
-records them; the share is over the openings, each one sample (`gomocup.paired_share`).
+plays an opening as X, then as O, against a brain of its own (one process for both games,
+the second after a RESTART), as `benchmarks.gomocup` plays: each side searches on one
+thread, alone on its core. The brain is given `benchmarks.brain.MARGIN_MS` more than the
+search, which it keeps for its answer, so both search for the same time. The openings are
+best chosen even (`benchmarks.openings`): from the benchmark's own, X won four games of
+five, and an opening that each side wins as X says nothing of which is stronger. Each game
+is recorded (`--record`) as `benchmarks.gomocup` records them; the share is over the
+openings, each one sample (`gomocup.paired_share`).
 
     python -m benchmarks.selfplay /tmp/brain-before --seeds-file /tmp/even.txt \\
         --budget-ms 100 --record /tmp/games.jsonl
@@ -28,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.brain import MARGIN_MS
-from benchmarks.gomocup import GOMOKU, Game, paired_share, play, record
+from benchmarks.gomocup import GOMOKU, Brain, Game, paired_share, play, record
 from service.game.rules import Rules, Variant
 from service.game.warmup import prepare
 
@@ -42,11 +43,12 @@ def _pin_to_a_core(cores: multiprocessing.Queue[int]) -> None:
 def both_ways(
     command: list[str], rules: Rules, seed: int, budget_ms: int, brain_budget_ms: int
 ) -> list[Game]:
-    """Play an opening as X, then as O, against the brain; both games."""
-    return [
-        play(command, rules, seed, search_first, budget_ms, brain_budget_ms=brain_budget_ms)
-        for search_first in (True, False)
-    ]
+    """Play an opening as X, then as O, against one brain process; both games."""
+    with Brain(command, rules, brain_budget_ms) as brain:
+        return [
+            play(command, rules, seed, search_first, budget_ms, brain=brain)
+            for search_first in (True, False)
+        ]
 
 
 def match(  # noqa: PLR0917

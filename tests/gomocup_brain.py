@@ -6,7 +6,8 @@ taken; with `--busy-once`, drops its first TURN and reads the move as a command 
 own, as Rapfi does when a TURN comes while it winds up its search, or with
 `--silent-once` drops both and says nothing; with `--eval`, reports
 an evaluation as Rapfi does: the sum of col + row + 1 over the stones it was given as its
-own). Run as its own process."""
+own; with `--log-starts FILE`, adds a line to FILE when it starts). It knows RESTART. Run
+as its own process."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ def main() -> None:  # noqa: PLR0912, PLR0915
         for key, flag in (("rule", "--expect-rule"), ("timeout_turn", "--expect-timeout-turn"))
         if flag in sys.argv
     }
+    if "--log-starts" in sys.argv:
+        with open(sys.argv[sys.argv.index("--log-starts") + 1], "a", encoding="utf-8") as log:
+            log.write("started\n")
     width = height = 0
     taken: set[tuple[int, int]] = set()
     own: set[tuple[int, int]] = set()  # the stones a BOARD gave it as its own
@@ -77,6 +81,9 @@ def main() -> None:  # noqa: PLR0912, PLR0915
             sizes = line.split(" ", 1)[1].split(",")
             width, height = int(sizes[0]), int(sizes[-1])
             taken.clear()
+            say("OK")
+        elif command == "RESTART":  # another game: the board empty, as it was started
+            taken, own = set(), set()
             say("OK")
         elif command == "BOARD":  # the whole position, whatever came before
             taken, own = set(), set()

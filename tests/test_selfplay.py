@@ -68,6 +68,16 @@ def test_a_match_plays_every_opening_both_ways_and_records_each_game(tmp_path: P
     assert paired_share(games).share == 1.0
 
 
+def test_an_openings_two_games_are_played_by_one_brain_process(tmp_path: Path) -> None:
+    """The second game of an opening restarts the brain of the first (RESTART), which
+    plays it from an empty board."""
+    starts = tmp_path / "starts.txt"
+    games = match([*BRAIN, "--log-starts", str(starts)], GOMOKU, [3, 5], 20, None)
+    assert len(games) == 4
+    assert {game.result for game in games} == {"win"}
+    assert starts.read_text(encoding="utf-8").splitlines() == ["started"] * 2
+
+
 def test_the_even_openings_are_those_the_judge_rates_within_the_margin() -> None:
     """The tests' judge (`--eval`), given O to move, values its own stones' col + row + 1:
     X's standing is minus that of the opening's O stone."""
