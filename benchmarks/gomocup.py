@@ -311,25 +311,20 @@ def play(
     budget_ms: int,
     *,
     brain_budget_ms: int | None = None,
-    brain: Brain | None = None,
 ) -> Game:
     """Play one game of the search against the brain; return how it ended for the search.
 
     The brain's time a move is the search's unless `brain_budget_ms` is given. The brain
     learns the position with BOARD the first time it is to move (the opening, and
-    the search's first move if it came first), then each of the search's moves with TURN.
-    Given a `brain` already running with these rules and times, the game is played with it
-    after a RESTART (a second or so of each game saved), and it is left running."""
-    if brain is not None:
-        brain.restart()
-        return _played(brain, rules, seed, search_first, budget_ms)
+    the search's first move if it came first), then each of the search's moves with TURN."""
     brain_ms = budget_ms if brain_budget_ms is None else brain_budget_ms
-    with Brain(command, rules, brain_ms) as started:
-        return _played(started, rules, seed, search_first, budget_ms)
+    with Brain(command, rules, brain_ms) as brain:
+        return play_with(brain, rules, seed, search_first, budget_ms)
 
 
-def _played(brain: Brain, rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
-    """Play one game of the search against a brain ready for it (`play`)."""
+def play_with(brain: Brain, rules: Rules, seed: int, search_first: bool, budget_ms: int) -> Game:
+    """Play one game of the search against a running brain with an empty board (just
+    started, or restarted), as `play` does; leave it running."""
     ours = Mark.X if search_first else Mark.O
     board, mover = Board.empty(rules), Mark.X
     history: list[tuple[int, Mark]] = []

@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.brain import MARGIN_MS
-from benchmarks.gomocup import GOMOKU, Brain, Game, paired_share, play, record
+from benchmarks.gomocup import GOMOKU, Brain, Game, paired_share, play_with, record
 from service.game.rules import Rules, Variant
 from service.game.warmup import prepare
 
@@ -45,10 +45,9 @@ def both_ways(
 ) -> list[Game]:
     """Play an opening as X, then as O, against one brain process; both games."""
     with Brain(command, rules, brain_budget_ms) as brain:
-        return [
-            play(command, rules, seed, search_first, budget_ms, brain=brain)
-            for search_first in (True, False)
-        ]
+        as_x = play_with(brain, rules, seed, True, budget_ms)
+        brain.restart()
+        return [as_x, play_with(brain, rules, seed, False, budget_ms)]
 
 
 def match(  # noqa: PLR0917
