@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from flask.testing import FlaskClient
 
@@ -22,6 +23,7 @@ from benchmarks import (
     http_bench,
     ladder,
     margins,
+    node_cost,
     search_bench,
     threads,
     tree_speed,
@@ -168,6 +170,25 @@ def test_the_tree_speed_benchmark_tells_the_same_tree_by_its_digest_in_any_check
     there = tree_speed.measure_in(Path(__file__).resolve().parent.parent, 2, 3)
     assert (there["nodes"], there["digest"]) == (here["nodes"], here["digest"])
     assert tree_speed.measure(2, 4)["digest"] != here["digest"]
+
+
+def test_the_node_cost_benchmark_times_every_part_on_the_position_as_it_came() -> None:
+    """Each part's loop takes back what it changes, so that every repetition times the same
+    position; every part and the tree's own node get a time."""
+    board, mover = threads.positions(1)[0]
+    found = Search(board, mover, 600.0, table_slots=tree_speed.TABLE_SLOTS)
+    geometry, state, _table, _limits = found.kernel
+    parts: list[npt.NDArray[np.generic]] = [*state]
+    before = [part.copy() for part in parts]
+    moves = node_cost.near_leaf_moves(geometry, state, found.mover)
+    assert len(moves) > 1
+    for _name, loop in node_cost.PARTS:
+        _checksum, calls = loop(geometry, state, found.mover, moves, 2)
+        assert calls in {2, 2 * len(moves)}
+        assert all(np.array_equal(now, then) for now, then in zip(parts, before, strict=True))
+    figures = node_cost.measure(1, 2)
+    assert list(figures)[: len(node_cost.PARTS)] == [name for name, _ in node_cost.PARTS]
+    assert all(nanoseconds > 0 for nanoseconds in figures.values())
 
 
 def test_the_margins_benchmark_finds_the_side_to_move_gains_alike_at_every_depth() -> None:
