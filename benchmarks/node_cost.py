@@ -19,7 +19,6 @@ import argparse
 import time
 from collections.abc import Callable
 
-import numpy as np
 from numba import njit
 
 from benchmarks import tree_speed
@@ -44,22 +43,18 @@ def near_leaf_moves(geometry, state, player):  # type: ignore[no-untyped-def]
     return work[0][1][:count].copy()
 
 
-@njit(nogil=True)
-def _candidates_near_leaves(geometry, state, player, moves, repeats):  # type: ignore[no-untyped-def]
-    work = _work(state, 2)
-    total = 0
-    for _ in range(repeats):
-        total += _node_moves(geometry, state, player, -1, 1, 1, False, False, work)
-    return total, repeats
+def _moves_chosen(depth: int) -> Callable[..., tuple[int, int]]:
+    """Return the loop that chooses a node's moves `depth` plies from the leaves."""
 
+    @njit(nogil=True)
+    def loop(geometry, state, player, moves, repeats):  # type: ignore[no-untyped-def]
+        work = _work(state, 2)
+        total = 0
+        for _ in range(repeats):
+            total += _node_moves(geometry, state, player, -1, depth, 1, False, False, work)
+        return total, repeats
 
-@njit(nogil=True)
-def _candidates_deeper(geometry, state, player, moves, repeats):  # type: ignore[no-untyped-def]
-    work = _work(state, 2)
-    total = 0
-    for _ in range(repeats):
-        total += _node_moves(geometry, state, player, -1, 3, 1, False, False, work)
-    return total, repeats
+    return loop
 
 
 @njit(nogil=True)
@@ -115,8 +110,8 @@ def _leaves(geometry, state, player, moves, repeats):  # type: ignore[no-untyped
 
 #: The parts, in the order printed: a name and its loop.
 PARTS: tuple[tuple[str, Callable[..., tuple[int, int]]], ...] = (
-    ("a node's moves, one ply from the leaves", _candidates_near_leaves),
-    ("a node's moves, three plies from the leaves", _candidates_deeper),
+    ("a node's moves, one ply from the leaves", _moves_chosen(1)),
+    ("a node's moves, three plies from the leaves", _moves_chosen(3)),
     ("a move played and taken back", _played_and_undone),
     ("  its windows' counts and promise", _windows),
     ("  its shapes' keys and tally", _shapes),
@@ -156,7 +151,7 @@ def main() -> None:
     print("| part | nanoseconds a call |")
     print("|---|---|")
     for name, nanoseconds in measure(arguments.positions, arguments.repeats).items():
-        print(f"| {name} | {np.round(nanoseconds):.0f} |")
+        print(f"| {name} | {nanoseconds:,.0f} |")
 
 
 if __name__ == "__main__":
