@@ -588,6 +588,12 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
         assert (state[9] == afresh[9]).all()
         assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
         assert (state[13] == afresh[13]).all()
+        assert (state[14] == afresh[14]).all()
+        # The packed shapes of the cells near a mark, which the candidates and leaves read.
+        for near in np.flatnonzero((state[0] == 0) & (state[2] > 0)):
+            for player in (1, 2):
+                packed = compiled.shapes._packed(state, near, player, -1, 0)
+                assert state[14][near, player] == packed
 
 
 @pytest.mark.parametrize("variant", list(Variant))
@@ -665,8 +671,9 @@ def wine_move_value(shapes: list[int]) -> int:
 
 def test_a_cells_move_value_is_wines_reading_of_its_four_shapes() -> None:
     """The candidates' order reads a move's value from one table by its four shapes
-    (`cell_values`): on crowded seeded positions, for every empty cell and both sides, it
-    is Wine's rule applied to the shapes one by one."""
+    (`cell_values`), packed as the position keeps them: on crowded seeded positions, for
+    every empty cell near a mark and both sides, it is Wine's rule applied to the shapes
+    one by one."""
     rng = random.Random(6)
     rules = Rules(15, 15, 5)
     geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
@@ -674,10 +681,10 @@ def test_a_cells_move_value_is_wines_reading_of_its_four_shapes() -> None:
     for step in range(150):
         cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
         compiled.state._play(geometry, state, cell, 1 + step % 2)
-        for empty in np.flatnonzero(state[0] == 0):
+        for empty in np.flatnonzero((state[0] == 0) & (state[2] > 0)):
             for player in (1, 2):
                 shapes = [int(state[8][player, state[9][empty, d]]) for d in range(4)]
-                value = compiled.shapes._cell_value(state, empty, player)
+                value = compiled.shapes.CELL_VALUES[state[14][empty, player]]
                 assert value == wine_move_value(shapes)
                 seen.add(value)
     assert {5000, 1200, 1000, 200} <= seen

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from service.game.compiled.fouls import _without_fouls
-from service.game.compiled.kernel import RENJU_ENDS, _uncounted
+from service.game.compiled.kernel import RENJU_ENDS, _inlined, _uncounted
 from service.game.compiled.shapes import DOUBLE_FOURS, FOUR, OPEN_FOUR, _move_value
 from service.game.compiled.state import _completing, _counts, _direction_of, _work
 
@@ -31,7 +31,7 @@ SHAPE_WEIGHT = 64
 SHAPED_FROM_DEPTH = 3
 
 
-@_uncounted
+@_inlined
 # Forced moves, threats, the near cells, misère's losing cells: hence the branches.
 def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, work, ply):  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
     """Write the moves worth trying at a node into its ply's row of the work's moves
@@ -53,6 +53,18 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, wo
             threats = _completing(geometry, state, 3 - player, marked, row)
             if threats > 0:
                 return threats  # any other move lets the opponent complete a line next
+    if (
+        state[11][0] == 1
+        and not misere
+        and not exact
+        and not (forced and _may_threaten_open_four(geometry, state, 3 - player))
+        and not (player == 1 and geometry[8] == RENJU_ENDS and ply > 0)
+    ):
+        # The common node: the near cells by their shapes, in one pass (none marked first).
+        kept = _shaped_near_cells(state, player, row[: min(size, CANDIDATES_TRIED)])
+        if kept > 0:
+            _hint_first(row[:kept], hint)
+            return kept
     # 1: a candidate; 0: not. The near cells, or the centre (the first empty cell) if none.
     chosen[:] = 0
     count = 0
@@ -101,6 +113,23 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, wo
     for at in range(kept):
         row[at] = keys[at] % size  # the cell: the key's remainder (floored)
     _hint_first(row[:kept], hint)
+    return kept
+
+
+@_uncounted
+def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
+    """Write the best of the empty cells near a mark, as many as `keys` holds, into it by
+    their shapes (`_move_value`), then their promise, then the cell, as `_candidates`
+    orders them; return how many (0: no cell is near a mark)."""
+    cells, near_marks, promise = state[0], state[2], state[3]
+    size = cells.shape[0]
+    kept = 0
+    for cell in range(size):
+        if cells[cell] == 0 and near_marks[cell] > 0:
+            worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
+            kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
+    for at in range(kept):
+        keys[at] = keys[at] % size  # the cell: the key's remainder (floored)
     return kept
 
 
@@ -234,7 +263,7 @@ def _makes_open_four(geometry, state, cell, attacker):  # type: ignore[no-untype
     return False
 
 
-@_uncounted
+@_inlined
 def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-untyped-def]
     """Mark in `chosen` the answers to the opponent's threats of an open four (or a double
     four) when there are any: every empty cell of the windows that make one, and the
@@ -245,9 +274,7 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
     count = 0
     if k < 4:
         return 0  # short lines: every other mark threatens, the answers are everywhere
-    if state[7][opponent, k - 2] == 0 or not _may_make_open_four(state, opponent):
-        # No window of the opponent's two marks short, or no cell where its shapes show
-        # two fives: no scan.
+    if not _may_threaten_open_four(geometry, state, opponent):
         return 0
     for window in range(windows.shape[0]):
         if counts[window, opponent] != k - 2 or counts[window, player] != 0:
@@ -271,6 +298,13 @@ def _answers_to_open_fours(geometry, state, player, chosen):  # type: ignore[no-
             if counts[window, player] == k - 2 and counts[window, opponent] == 0:
                 count += _mark_empties(windows, cells, window, chosen)
     return count
+
+
+@_uncounted
+def _may_threaten_open_four(geometry, state, player):  # type: ignore[no-untyped-def]
+    """Return whether `player` may threaten an open four (`_answers_to_open_fours`): it
+    holds a window two marks short, and its shapes show two fives at a cell; else no scan."""
+    return state[7][player, geometry[6] - 2] > 0 and _may_make_open_four(state, player)
 
 
 @_uncounted
@@ -328,7 +362,7 @@ def _without_losing(cells, chosen, count, losing):  # type: ignore[no-untyped-de
     return safe
 
 
-@_uncounted
+@_inlined
 def _node_moves(geometry, state, player, hint, depth, ply, misere, exact, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Write the moves the tree tries at a node `ply` plies below the root, `depth` from
     its leaves, into its ply's row of the work, in its order (`hint` first; at the root,

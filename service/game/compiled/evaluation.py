@@ -15,6 +15,7 @@ from service.game.compiled.kernel import (
     HEURISTIC_LIMIT,
     MATE,
     WINES_WEIGHTS,
+    _inlined,
     _uncounted,
 )
 from service.game.compiled.shapes import (
@@ -25,7 +26,7 @@ from service.game.compiled.shapes import (
     FOUR_THREES,
     OPEN_FOUR,
     OPEN_THREE,
-    _makes_at_least,
+    _counted_makes_at_least,
     _packed,
 )  # fmt: skip
 from service.game.compiled.state import _counts, _value_of
@@ -113,7 +114,7 @@ def _shape_end(tally, caro, player_who_moved):  # type: ignore[no-untyped-def]
     return 0
 
 
-@_uncounted
+@_inlined
 def _shape_value(tally, rules, player_who_moved):  # type: ignore[no-untyped-def]
     """Return a leaf's value to the player who has just moved, from the shapes each side
     could make next (the position's `tally`; `rules` its state's row of them: caro's, and
@@ -181,7 +182,7 @@ def _change_by(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     return completed, change if player == 1 else -change
 
 
-@_uncounted
+@_inlined
 def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return a leaf's value to `player`, who plays `move` one ply from the leaves, without
     playing it: by the tally of shapes it would leave where the game keeps them (into the
@@ -191,7 +192,7 @@ def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: igno
         # near cells and hash, which no leaf reads: whether the move completes a line (a
         # five in its shapes, as `_recount` judges it), whether it fills the board, and the
         # tally of shapes (`_tally_after`).
-        if _makes_at_least(state, move, player, FIVE):
+        if _counted_makes_at_least(state, move, player, FIVE):
             return MATE - ply - 1
         if state[4][1] == 1:
             return 0  # the board is full
@@ -207,7 +208,7 @@ def _leaf_value(geometry, state, move, player, ply, misere, work):  # type: igno
     return _heuristic_of(state[4][0] + change, player, misere)
 
 
-@_uncounted
+@_inlined
 def _tally_after(geometry, state, move, player, after):  # type: ignore[no-untyped-def]
     """Write into `after` the tally of shapes `player` playing the empty `move` would leave,
     without playing it: what `_mark_near` and `_mark_lines` would change, worked out from
@@ -220,7 +221,7 @@ def _tally_after(geometry, state, move, player, after):  # type: ignore[no-untyp
     fouls = state[11][1]
     if near_marks[move] > 0:  # the move's cell: taken, it makes no shape
         for side in range(1, 3):
-            _count_cell(after, side, _packed(state, move, side, -1, 0), side == fouls, -1)
+            _count_cell(after, side, state[14][move, side], side == fouls, -1)
     _lines_after(state, move, player, after)
     for slot in range(near.shape[1]):
         other = near[move, slot]
@@ -231,7 +232,7 @@ def _tally_after(geometry, state, move, player, after):  # type: ignore[no-untyp
                 _count_cell(after, side, _packed(state, other, side, -1, 0), side == fouls, 1)
 
 
-@_uncounted
+@_inlined
 def _lines_after(state, move, player, after):  # type: ignore[no-untyped-def]
     """Count into `after` what `player` playing `move` changes of the shapes at the empty
     cells on its lines that are counted, or will be (within two of it)."""
@@ -270,7 +271,7 @@ def _in_line(state, move, other):  # type: ignore[no-untyped-def]
     return False
 
 
-@_uncounted
+@_inlined
 def _change_shape(state, tally, cell, player, old_key, new_key):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Count in `tally` the shape `player` makes at a counted cell in one direction, whose
     key changes from `old_key` to `new_key`, in place of the one it made, with the cell's
@@ -292,7 +293,7 @@ def _change_shape(state, tally, cell, player, old_key, new_key):  # type: ignore
     tally[player, DOUBLE_THREES] += (not fouls and now_threes >= 2) - (not fouls and threes >= 2)
 
 
-@_uncounted
+@_inlined
 def _count_cell(tally, player, packed, fouls, step):  # type: ignore[no-untyped-def]
     """Count the shapes `player` makes at a cell (`packed`: one a direction) in (1) or out
     (-1) of `tally`, with its double threats (not two fours or two threes where `fouls`:

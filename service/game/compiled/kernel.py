@@ -25,6 +25,21 @@ from service.game.transposition import Table
 #: reference counts (numba's `_nrt=False`, an option its type stubs leave out).
 _uncounted = njit(cache=True, nogil=True, _nrt=False)  # type: ignore[call-overload]
 
+
+def _into_the_node(call, caller, callee) -> bool:  # type: ignore[no-untyped-def]
+    """Return whether numba inlines a call to an `_inlined` function: where the tree's
+    node (`tree._negamax`) makes it, directly or from a function inlined there."""
+    del call, callee
+    return bool(caller.func_id.func_name == "_negamax")
+
+
+#: How the functions a node of the tree calls are compiled: as `_uncounted`, and inlined by
+#: numba into the node. A compiled call passes the game's and the position's tuples of
+#: arrays by value, some 250 words, and LLVM stops inlining the larger functions: inlined,
+#: the tree searched the same nodes 1.13 to 1.17 times as fast (docs/STRENGTH.md). Only
+#: into the node: inlined at every call, the search took 1.7 times as long to compile.
+_inlined = njit(cache=True, nogil=True, _nrt=False, inline=_into_the_node)  # type: ignore[call-overload]
+
 #: Values of proven ends in the search: far above any heuristic, less the plies to them.
 MATE = 1_000_000
 
@@ -78,11 +93,12 @@ class Kernel(NamedTuple):
     #: DOUBLE_FOURS, FOUR_THREES, DOUBLE_THREES), [1 if the game keeps shapes, the player
     #: whose double fours and threes are fouls or 0, 1 if one stone may stop two fives
     #: (caro)], each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
-    #: board), and the directions each side makes a four and an open three in at each cell
-    #: (cells x 3 x 2).
+    #: board), the directions each side makes a four and an open three in at each cell
+    #: (cells x 3 x 2), and the shapes each side makes at each counted cell (empty, near a
+    #: mark), packed 3 bits a direction (cells x 3; `shapes._tally_cell`).
     state: tuple[
         Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints,
-        npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints,
+        npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints, Ints,
     ]  # fmt: skip
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`.

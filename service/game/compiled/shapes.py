@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from service.game.compiled.kernel import _uncounted
+from service.game.compiled.kernel import _inlined, _uncounted
 
 #: The lines whose shapes the search keeps (every variant): five in a row.
 SHAPED_K = 5
@@ -169,11 +169,16 @@ def _slot_place(slot, half):  # type: ignore[no-untyped-def]
 def _tally_cell(state, cell, direction, step):  # type: ignore[no-untyped-def]
     """Count the shapes an empty cell makes in one direction in (1) or out (-1) of the
     tally, and the cells where a side makes two threats at once (`_tally_threats`)."""
-    keys, table, tally = state[9], state[8], state[10]
+    keys, table, tally, packed = state[9], state[8], state[10], state[14]
     key = keys[cell, direction]
+    shift = 3 * direction
     for player in range(1, 3):
         shape = table[player, key]
         tally[player, shape] += step
+        if step > 0:  # counted: its packed shapes read by the candidates and the leaves
+            packed[cell, player] = (packed[cell, player] & ~(7 << shift)) | (
+                np.int64(shape) << shift
+            )
         if shape == FOUR:
             _tally_threats(state, cell, player, 0, step)
         elif shape == OPEN_THREE:
@@ -199,14 +204,17 @@ def _tally_threats(state, cell, player, kind, step):  # type: ignore[no-untyped-
     tally[player, DOUBLE_THREES] += (not fouls and threes >= 2) - before_threes
 
 
-@_uncounted
+@_inlined
 def _tally_directions(state, cell, step):  # type: ignore[no-untyped-def]
-    """Count the shapes an empty cell makes in every direction in (1) or out (-1)."""
+    """Count the shapes an empty cell makes in every direction in (1) or out (-1); out,
+    its packed shapes are 0, as every cell's are that is not counted."""
     for direction in range(4):
         _tally_cell(state, cell, direction, step)
+    if step < 0:
+        state[14][cell, 1] = state[14][cell, 2] = 0
 
 
-@_uncounted
+@_inlined
 def _mark_lines(state, cell, code):  # type: ignore[no-untyped-def]
     """Write a cell's new code (0 when emptied) into its neighbours' keys, bringing the
     tally of shapes up to date: the tally counts the empty cells near a mark (within
@@ -270,20 +278,35 @@ def _packed(state, cell, player, direction, key):  # type: ignore[no-untyped-def
 
 
 @_uncounted
-def _cell_value(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return what `player` playing the empty `cell` makes (`cell_values`)."""
-    return CELL_VALUES[_packed(state, cell, player, -1, 0)]
-
-
-@_uncounted
 def _move_value(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return how likely a move is to matter: what it makes for the mover, twice, and what
-    it takes from the opponent; past a double threat, only the greater of the two."""
-    mine = _cell_value(state, cell, player)
-    theirs = _cell_value(state, cell, 3 - player)
+    """Return how likely a move at a counted cell (empty, near a mark: `_mark_lines`) is
+    to matter: what it makes for the mover (`cell_values`), twice, and what it takes from
+    the opponent; past a double threat, only the greater of the two."""
+    packed = state[14]
+    mine = CELL_VALUES[packed[cell, player]]
+    theirs = CELL_VALUES[packed[cell, 3 - player]]
     if mine >= 200 or theirs >= 200:
         return 2 * mine if mine >= theirs else theirs
     return 2 * mine + theirs
+
+
+def strongest_shapes() -> npt.NDArray[np.int64]:
+    """Return the strongest of a cell's four shapes, by their shapes packed 3 bits each."""
+    return np.array(
+        [max((code >> (3 * direction)) & 7 for direction in range(4)) for code in range(8**4)],
+        dtype=np.int64,
+    )
+
+
+#: The strongest shape a move makes, by its four shapes packed (`strongest_shapes`).
+STRONGEST_SHAPES = strongest_shapes()
+
+
+@_uncounted
+def _counted_makes_at_least(state, cell, player, shape):  # type: ignore[no-untyped-def]
+    """Return whether `player` playing a counted cell (empty, near a mark) makes `shape` or
+    a stronger one in some direction, by its packed shapes (as `_makes_at_least`)."""
+    return STRONGEST_SHAPES[state[14][cell, player]] >= shape
 
 
 @_uncounted

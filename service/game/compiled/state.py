@@ -23,6 +23,7 @@ from service.game.compiled.kernel import (
     GeometryArrays,
     Ints,
     Kernel,
+    _inlined,
     _uncounted,
 )  # fmt: skip
 from service.game.compiled.shapes import (
@@ -85,7 +86,7 @@ def _tally(levels, player, mine, theirs, step):  # type: ignore[no-untyped-def]
         levels[3 - player, theirs] += step
 
 
-@_uncounted
+@_inlined
 def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-def]
     windows, windows_of, weights, k = geometry[0], geometry[1], geometry[3], geometry[6]
     counts, promise, scalars, levels = state[1], state[3], state[4], state[7]
@@ -114,7 +115,7 @@ def _recount(geometry, state, cell, player, step):  # type: ignore[no-untyped-de
     return completed
 
 
-@_uncounted
+@_inlined
 def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     keys = geometry[4]
     cells, scalars, zobrist = state[0], state[4], state[5]
@@ -128,7 +129,7 @@ def _play(geometry, state, cell, player):  # type: ignore[no-untyped-def]
     return completed
 
 
-@_uncounted
+@_inlined
 def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
     keys = geometry[4]
     cells, scalars, zobrist = state[0], state[4], state[5]
@@ -142,7 +143,7 @@ def _undo(geometry, state, cell):  # type: ignore[no-untyped-def]
     _mark_near(geometry, state, cell, -1)
 
 
-@_uncounted
+@_inlined
 def _mark_near(geometry, state, cell, step):  # type: ignore[no-untyped-def]
     """Count a mark on `cell` in (1) or out (-1) of its near cells' counts; where the game
     keeps shapes, an empty cell that comes near a mark (or is near none any more) comes
@@ -162,7 +163,7 @@ def _mark_near(geometry, state, cell, step):  # type: ignore[no-untyped-def]
             near_marks[neighbour] -= 1
 
 
-@_uncounted
+@_inlined
 def _completing(geometry, state, player, marked, found):  # type: ignore[no-untyped-def]
     """Write the empty cells where `player` completes a line into `found`, ascending (with
     `marked`, a flag per cell, as scratch); return how many."""
@@ -304,6 +305,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         ),
         neighbours,
         np.zeros((size if shaped else 0, 3, 2), dtype=np.int64),
+        np.zeros((size if shaped else 0, 3), dtype=np.int64),
     )
     for cell in range(size):
         if marks[cell] != 0:

@@ -25,10 +25,17 @@ from service.game.compiled.kernel import (
     ABORTED,
     MATE,
     WINES_WEIGHTS,
+    _inlined,
     _out_of_time,
     _uncounted,
 )
-from service.game.compiled.shapes import FIVE, FOUR, OPEN_FOUR, _makes_at_least, _move_value
+from service.game.compiled.shapes import (
+    FIVE,
+    FOUR,
+    OPEN_FOUR,
+    _counted_makes_at_least,
+    _move_value,
+)
 from service.game.compiled.state import _play, _undo, _work
 
 
@@ -64,7 +71,7 @@ def _settled(stored_depth, stored_value, bound, depth, alpha, beta):  # type: ig
     )
 
 
-@_uncounted
+@_inlined
 def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere, work):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return (value, move) of the best of the first `count` of `moves` one ply from the
     leaves (`_leaf_value`), stopping at a cut as the tree does. Where the fitted weights
@@ -92,7 +99,7 @@ def _best_leaf(geometry, state, moves, count, player, alpha, beta, ply, misere, 
     return best_value, best_move
 
 
-@_uncounted
+@_inlined
 def _decided(geometry, state, player, depth, ply, misere, exact):  # type: ignore[no-untyped-def]  # noqa: PLR0917
     """Return the value to `player`, to move at a node below the root and above the leaves,
     of a position its shapes decide as a leaf's are (`_shape_end`: an open four, two
@@ -171,7 +178,7 @@ DEEPER_REDUCTIONS = ((6, 6, 4), (10, 8, 6))
 #: A move is quiet when its move value (`_move_value`, on Wine's scale) is under
 #: QUIET_BELOW: it makes and stops no five, open four or double threat, and its lesser
 #: shapes sum to little; and it neither makes a four nor takes the cell of one of the
-#: opponent's (`_makes_at_least`).
+#: opponent's (`_counted_makes_at_least`).
 QUIET_BELOW = 96
 
 #: Late-move pruning: a node two or three plies from the leaves, below the root and not
@@ -205,7 +212,8 @@ def _quiet(state, move, player):  # type: ignore[no-untyped-def]
     # A single four is worth little on Wine's scale, but reduced it may leave the defence
     # short (docs/STRENGTH.md): fours made and stopped are not quiet.
     return not (
-        _makes_at_least(state, move, player, FOUR) or _makes_at_least(state, move, 3 - player, FOUR)
+        _counted_makes_at_least(state, move, player, FOUR)
+        or _counted_makes_at_least(state, move, 3 - player, FOUR)
     )
 
 
