@@ -589,8 +589,12 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
         assert (state[10][1:, 1:] == afresh[10][1:, 1:]).all()
         assert (state[13] == afresh[13]).all()
         assert (state[14] == afresh[14]).all()
+        assert (state[15] == afresh[15]).all()
+        counted = np.flatnonzero((state[0] == 0) & (state[2] > 0))
+        bits = [(int(state[15][cell >> 6]) >> (cell & 63)) & 1 for cell in range(225)]
+        assert np.flatnonzero(bits).tolist() == counted.tolist()
         # The packed shapes of the cells near a mark, which the candidates and leaves read.
-        for near in np.flatnonzero((state[0] == 0) & (state[2] > 0)):
+        for near in counted:
             for player in (1, 2):
                 packed = compiled.shapes._packed(state, near, player, -1, 0)
                 assert state[14][near, player] == packed

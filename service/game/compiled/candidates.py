@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from service.game.compiled.fouls import _without_fouls
 from service.game.compiled.kernel import RENJU_ENDS, _inlined, _uncounted
@@ -121,11 +122,14 @@ def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
     """Write the best of the empty cells near a mark, as many as `keys` holds, into it by
     their shapes (`_move_value`), then their promise, then the cell, as `_candidates`
     orders them; return how many (0: no cell is near a mark)."""
-    cells, near_marks, promise = state[0], state[2], state[3]
-    size = cells.shape[0]
+    promise, counted = state[3], state[15]
+    size = promise.shape[0]
     kept = 0
-    for cell in range(size):
-        if cells[cell] == 0 and near_marks[cell] > 0:
+    for block in range(counted.shape[0]):
+        bits = counted[block]
+        while bits != 0:  # the block's counted cells, read off its bits: no scan of the board
+            cell = (block << 6) + trailing_zeros(bits)  # type: ignore[call-arg]  # numba passes the context
+            bits &= bits - 1
             worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
             kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
     for at in range(kept):

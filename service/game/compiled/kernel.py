@@ -95,10 +95,11 @@ class Kernel(NamedTuple):
     #: (caro)], each cell's neighbours per direction (cells x 4 x 8 or 10, -1 off the
     #: board), the directions each side makes a four and an open three in at each cell
     #: (cells x 3 x 2), and the shapes each side makes at each counted cell (empty, near a
-    #: mark), packed 3 bits a direction (cells x 3; `shapes._tally_cell`).
+    #: mark), packed 3 bits a direction (cells x 3; `shapes._tally_cell`), and those
+    #: cells as bits, 64 a block (`shapes._tally_directions`).
     state: tuple[
         Ints, Ints, Ints, Ints, Ints, npt.NDArray[np.uint64], Ints, Ints,
-        npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints, Ints,
+        npt.NDArray[np.int8], Ints, Ints, Ints, Ints, Ints, Ints, Ints,
     ]  # fmt: skip
     #: The transposition table (`service.game.transposition`): read by `_probe`, written by
     #: `_store`.

@@ -206,11 +206,16 @@ def _tally_threats(state, cell, player, kind, step):  # type: ignore[no-untyped-
 
 @_inlined
 def _tally_directions(state, cell, step):  # type: ignore[no-untyped-def]
-    """Count the shapes an empty cell makes in every direction in (1) or out (-1); out,
-    its packed shapes are 0, as every cell's are that is not counted."""
+    """Count the shapes an empty cell makes in every direction in (1) or out (-1), and the
+    cell in (out of) the counted cells' bits; out, its packed shapes are 0, as every cell's
+    are that is not counted."""
     for direction in range(4):
         _tally_cell(state, cell, direction, step)
-    if step < 0:
+    bit = np.int64(1) << (cell & 63)
+    if step > 0:
+        state[15][cell >> 6] |= bit
+    else:
+        state[15][cell >> 6] &= ~bit
         state[14][cell, 1] = state[14][cell, 2] = 0
 
 

@@ -306,6 +306,7 @@ def new_state(geometry, marks, shapes):  # type: ignore[no-untyped-def]
         neighbours,
         np.zeros((size if shaped else 0, 3, 2), dtype=np.int64),
         np.zeros((size if shaped else 0, 3), dtype=np.int64),
+        np.zeros((size + 63) // 64 if shaped else 0, dtype=np.int64),
     )
     for cell in range(size):
         if marks[cell] != 0:
