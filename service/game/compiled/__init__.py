@@ -23,12 +23,14 @@ without reference counts (numba's `_nrt=False`): they only borrow the arrays the
 hold, and numba could not prune the counts of the position's tuples at each call (an
 atomic add and subtract per array per call, about 45% of a node's time). The tree is one
 of them: its nodes write their candidates into a row per ply of work allocated once a
-search (`_work`).
+search (`_work`). The functions a node calls are inlined into it by numba (`_inlined`):
+a compiled call passes the position's arrays by value, and LLVM leaves the larger ones
+called.
 
 The machine code is cached on disk (`cache=True`): next to these files, or under
 `NUMBA_CACHE_DIR`, where the Docker image prepares it at build time (`python -m
 service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it once (about
-a minute), before any request needs it. numba checks a function's cache against its own
+a minute and a half), before any request needs it. numba checks a function's cache against its own
 file only, while a function's machine code holds the functions it calls from the other
 files: so the package keeps a stamp of all its sources beside the cache, and where the
 stamp differs (a file changed since the cache was written) every function's cached machine
