@@ -21,7 +21,7 @@ COPY service ./service
 # The installer itself is not needed at run time.
 RUN pip install --no-cache-dir --no-deps . \
     && pip uninstall --yes pip setuptools
-# The search compiled once here (about a minute and a half), from the installed package's own files
+# The search compiled once here (about two minutes), from the installed package's own files
 # (numba keys its cache by their path and contents), for a generic CPU of this architecture,
 # so that the cache serves any machine the image runs on and a container never compiles.
 ENV NUMBA_CACHE_DIR=/opt/bestmove/jit \

@@ -604,9 +604,10 @@ def test_the_shapes_kept_as_marks_come_and_go_are_those_counted_afresh(
 def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
     variant: Variant,
 ) -> None:
-    """The leaves read a win at once from the move's shapes (`_makes_at_least`): on crowded
-    seeded positions of every variant, for every empty cell and both sides, it is the
-    windows' own judgement (`_change_by`)."""
+    """The leaves read a win at once from the move's shapes, packed as the position keeps
+    them (`_counted_makes_at_least`; `_makes_at_least` reads the keys): on crowded seeded
+    positions of every variant, for every empty cell and both sides, it is the windows'
+    own judgement (`_change_by`)."""
     rng = random.Random(5)
     rules = Rules(15, 15, 5, variant=variant)
     geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
@@ -617,12 +618,49 @@ def test_a_five_in_a_cells_shapes_is_a_completed_line_as_the_windows_judge_it(
         for empty in np.flatnonzero(state[0] == 0):
             for player in (1, 2):
                 completes = compiled.evaluation._change_by(geometry, state, empty, player)[0]
-                assert (
-                    compiled.shapes._makes_at_least(state, empty, player, compiled.shapes.FIVE)
-                    == completes
-                )
+                five = compiled.shapes.FIVE
+                assert compiled.shapes._makes_at_least(state, empty, player, five) == completes
+                packed = compiled.shapes._counted_makes_at_least(state, empty, player, five)
+                assert packed == completes
                 fives += completes
     assert fives > 100
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_the_common_nodes_candidates_are_the_best_near_cells_by_shapes_then_promise(
+    variant: Variant,
+) -> None:
+    """The common node reads its candidates off the counted cells' bits
+    (`_shaped_near_cells`): on seeded positions of every variant, for both sides, they are
+    the CANDIDATES_TRIED empty cells near a mark of the highest move value (Wine's reading
+    of their shapes from the keys), then promise (at most 99,999), then the lowest cell."""
+    rng = random.Random(8)
+    rules = Rules(15, 15, 5, variant=variant)
+    geometry, state, _table, _limits = Search(Board.empty(rules), Mark.X, TIME).kernel
+    tried = compiled.candidates.CANDIDATES_TRIED
+    for step in range(100):
+        cell = rng.choice([c for c in range(rules.cell_count) if state[0][c] == 0])
+        compiled.state._play(geometry, state, cell, 1 + step % 2)
+        near = np.flatnonzero((state[0] == 0) & (state[2] > 0))
+        for player in (1, 2):
+            keys = np.empty(tried, dtype=np.int64)
+            kept = compiled.candidates._shaped_near_cells(state, player, keys)
+
+            def shapes(at: int, side: int) -> list[int]:
+                return [int(state[8][side, state[9][at, line]]) for line in range(4)]
+
+            def worth(at: int, side: int = player) -> int:
+                mine = wine_move_value(shapes(at, side))
+                theirs = wine_move_value(shapes(at, 3 - side))
+                value = (
+                    (2 * mine if mine >= theirs else theirs)
+                    if max(mine, theirs) >= 200
+                    else 2 * mine + theirs
+                )
+                return value * 100_000 + min(int(state[3][at]), 99_999)
+
+            expected = sorted(near.tolist(), key=lambda at: (-worth(at), at))[:tried]
+            assert keys[:kept].tolist() == expected
 
 
 @pytest.mark.parametrize("variant", list(Variant))

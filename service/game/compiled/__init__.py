@@ -30,7 +30,7 @@ called.
 The machine code is cached on disk (`cache=True`): next to these files, or under
 `NUMBA_CACHE_DIR`, where the Docker image prepares it at build time (`python -m
 service.game.warmup`). `service.game.warmup.prepare` loads it, or compiles it once (about
-a minute and a half), before any request needs it. numba checks a function's cache against its own
+two minutes), before any request needs it. numba checks a function's cache against its own
 file only, while a function's machine code holds the functions it calls from the other
 files: so the package keeps a stamp of all its sources beside the cache, and where the
 stamp differs (a file changed since the cache was written) every function's cached machine

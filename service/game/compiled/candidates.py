@@ -128,8 +128,9 @@ def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
     for block in range(counted.shape[0]):
         bits = counted[block]
         while bits != 0:  # the block's counted cells, read off its bits: no scan of the board
-            cell = (block << 6) + trailing_zeros(bits)  # type: ignore[call-arg]  # numba passes the context
-            bits &= bits - 1
+            bit: int = trailing_zeros(bits)  # type: ignore[call-arg]  # numba passes the context
+            bits ^= np.int64(1) << bit  # not bits - 1: the sign bit alone would overflow
+            cell = (block << 6) + bit
             worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
             kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
     for at in range(kept):

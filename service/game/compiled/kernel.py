@@ -36,8 +36,8 @@ def _into_the_node(call, caller, callee) -> bool:  # type: ignore[no-untyped-def
 #: How the functions a node of the tree calls are compiled: as `_uncounted`, and inlined by
 #: numba into the node. A compiled call passes the game's and the position's tuples of
 #: arrays by value, some 250 words, and LLVM stops inlining the larger functions: inlined,
-#: the tree searched the same nodes 1.13 to 1.17 times as fast (docs/STRENGTH.md). Only
-#: into the node: inlined at every call, the search took 1.7 times as long to compile.
+#: the tree searched the same nodes 1.13 times as fast (docs/STRENGTH.md). Only into the
+#: node: inlined at every call, the search took about twice as long to compile.
 _inlined = njit(cache=True, nogil=True, _nrt=False, inline=_into_the_node)  # type: ignore[call-overload]
 
 #: Values of proven ends in the search: far above any heuristic, less the plies to them.
