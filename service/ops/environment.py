@@ -225,8 +225,8 @@ class Environment(BaseModel):
         default=None,
         alias="NUMBA_CACHE_DIR",
         description="numba's own variable: where the compiled search is cached. Without a "
-        "cache the first search of a process compiles it (about a minute, before the server is "
-        "ready, one log line). If the directory is not writable (numba opens a cache only "
+        "cache the first search of a process compiles it (about two minutes, before the server "
+        "is ready, one log line). If the directory is not writable (numba opens a cache only "
         "where it may write) `python -m service` uses a copy of it under the temporary "
         "directory, removed when it stops. The image ships it prepared "
         "(`python -m service.game.warmup` does it ahead of time)",
