@@ -22,7 +22,7 @@ def prepare_jit_cache(
     """Return a cache numba can use: the one named (NUMBA_CACHE_DIR) if writable, else a copy.
 
     numba opens a cache only where it can write a file, even to read from it, and gives up
-    caching otherwise (and then compiles the search, about a minute, at start). The image's
+    caching otherwise (and then compiles the search, about two minutes, at start). The image's
     cache is read-only, so it is copied (about 20 MB, tens of milliseconds) under the
     temporary directory. numba must be handed it before the search is imported: it picks
     its cache on import (`environment.hand_over`). Without one named, numba keeps its cache

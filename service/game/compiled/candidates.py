@@ -102,15 +102,17 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, wo
     kept = 0
     for cell in range(size):
         if chosen[cell] == 1:
-            worth = promise[cell]
             if state[11][0] == 1 and not misere and not exact:
-                worth = _move_value(state, cell, player) * 100_000 + min(worth, 99_999)
-            elif shaped and not misere and not exact:
-                worth += SHAPE_WEIGHT * (
-                    2 * _shape(geometry, state, cell, player, scratch)
-                    + _shape(geometry, state, cell, 3 - player, scratch)
-                )
-            kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
+                key = _shaped_key(state, cell, player)
+            else:
+                worth = promise[cell]
+                if shaped and not misere and not exact:
+                    worth += SHAPE_WEIGHT * (
+                        2 * _shape(geometry, state, cell, player, scratch)
+                        + _shape(geometry, state, cell, 3 - player, scratch)
+                    )
+                key = -worth * size + cell  # by (-worth, cell)
+            kept = _keep_best(keys, kept, key)
     for at in range(kept):
         row[at] = keys[at] % size  # the cell: the key's remainder (floored)
     _hint_first(row[:kept], hint)
@@ -120,10 +122,10 @@ def _candidates(geometry, state, player, hint, misere, exact, shaped, forced, wo
 @_uncounted
 def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
     """Write the best of the empty cells near a mark, as many as `keys` holds, into it by
-    their shapes (`_move_value`), then their promise, then the cell, as `_candidates`
+    their shapes, then their promise, then the cell (`_shaped_key`), as `_candidates`
     orders them; return how many (0: no cell is near a mark)."""
-    promise, counted = state[3], state[15]
-    size = promise.shape[0]
+    counted = state[15]
+    size = state[3].shape[0]
     kept = 0
     for block in range(counted.shape[0]):
         bits = counted[block]
@@ -131,11 +133,20 @@ def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
             bit: int = trailing_zeros(bits)  # type: ignore[call-arg]  # numba passes the context
             bits ^= np.int64(1) << bit  # not bits - 1: the sign bit alone would overflow
             cell = (block << 6) + bit
-            worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
-            kept = _keep_best(keys, kept, -worth * size + cell)  # by (-worth, cell)
+            kept = _keep_best(keys, kept, _shaped_key(state, cell, player))
     for at in range(kept):
         keys[at] = keys[at] % size  # the cell: the key's remainder (floored)
     return kept
+
+
+@_uncounted
+def _shaped_key(state, cell, player):  # type: ignore[no-untyped-def]
+    """Return a counted cell's key in the order of the candidates where the game keeps
+    shapes, the smallest first: by the shapes the move makes and stops (`_move_value`),
+    then its promise, then the cell, which is the key's remainder by the board's size."""
+    promise = state[3]
+    worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
+    return -worth * promise.shape[0] + cell
 
 
 @_uncounted
