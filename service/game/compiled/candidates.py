@@ -141,9 +141,9 @@ def _shaped_near_cells(state, player, keys):  # type: ignore[no-untyped-def]
 
 @_uncounted
 def _shaped_key(state, cell, player):  # type: ignore[no-untyped-def]
-    """Return a counted cell's key in the order of the candidates where the game keeps
-    shapes, the smallest first: by the shapes the move makes and stops (`_move_value`),
-    then its promise, then the cell, which is the key's remainder by the board's size."""
+    """Return a candidate's key in their order where the game keeps shapes, the smallest
+    first: by the shapes the move makes and stops (`_move_value`; none where the cell is
+    not counted), then its promise, then the cell, the key's remainder by the board's size."""
     promise = state[3]
     worth = _move_value(state, cell, player) * 100_000 + min(promise[cell], 99_999)
     return -worth * promise.shape[0] + cell
