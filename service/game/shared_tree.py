@@ -4,7 +4,10 @@ One thread searches a node's first move (down the line of first moves, the same 
 every thread takes the node's next move in turn until none is left: each shows its move no
 better than the best so far with a null window (a late quiet move shallower first, as one
 thread's tree does), and searches it in full if it is. Each thread plays its moves in a
-compiled position of its own; the transposition table is the one the search was given,
+compiled position of its own: the helper threads live as long as the search, wait for the
+node the main thread shares, and go to it from the root by the moves that lead there (a
+thread started for each shared node cost about a sixth of the second thread's work:
+docs/STRENGTH.md). The transposition table is the one the search was given,
 shared, and every node reads and stores it as one thread's does (a move's place in the order
 decides whether it is reduced, so both must order alike). At each depth the tree finds the
 value and the move one thread's search finds, save what the table holds when a node is
@@ -25,8 +28,8 @@ must be the same every time, is never shared (`Search`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -36,15 +39,6 @@ from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE, Kernel
 
 #: Nodes at least this far from the leaves share their moves between the threads.
 SPLIT_FROM_DEPTH = 4
-
-
-@dataclass
-class _Best:
-    """A node's best value so far and its move, as the threads find them."""
-
-    value: int
-    move: int
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass(frozen=True)
@@ -60,6 +54,25 @@ class _Window:
     def below(self) -> _Window:
         """Return the window of the node after a move, from the other side."""
         return _Window(self.ply + 1, 3 - self.player, self.depth - 1, -self.beta, -self.alpha)
+
+
+@dataclass(eq=False)
+class _Split:
+    """A node whose moves after its first the threads take in turn: where it is (the moves
+    from the root), its moves, the place of the next one to take, its best value and move
+    so far, and how many threads are searching one of its moves."""
+
+    node: _Window
+    path: tuple[int, ...]
+    moves: list[int]
+    value: int
+    move: int
+    taken: int = 1  # the first is searched before the node is shared
+    searching: int = 0
+
+    def open(self) -> bool:
+        """Return whether a move is left to take and no cut found."""
+        return self.taken < len(self.moves) and max(self.node.alpha, self.value) < self.node.beta
 
 
 class SharedTree:
@@ -89,6 +102,12 @@ class SharedTree:
         self.mover = mover
         self.misere = misere
         self.stopped = threading.Event()
+        #: The moves played from the root in the main kernel's position.
+        self.path: list[int] = []
+        #: The node whose moves the threads are taking, if any, and what guards it.
+        self.shared: _Split | None = None
+        self.changed = threading.Condition()
+        self.finished = False
         #: The root move searched in full and best so far at the depth being searched.
         self.root_best: int | None = None
         #: The root's value at each depth finished, the first depth first.
@@ -104,7 +123,24 @@ class SharedTree:
         """Search one depth more at a time until the deadline, a seen end, the `empty`
         cells or `most_depth`; return the move, its value and the depth last finished, as
         one thread's search does (`Search._deepen`): stopped by the deadline, the move the
-        stopped depth searched in full and found best, from its second depth on."""
+        stopped depth searched in full and found best, from its second depth on. The
+        helper threads wait for the nodes the main thread shares, for the whole search."""
+        helpers = [
+            threading.Thread(target=self._help, args=(kernel,), daemon=True)
+            for kernel in self.kernels[1:]
+        ]
+        for thread in helpers:
+            thread.start()
+        try:
+            return self._deepen(fallback, empty, most_depth)
+        finally:
+            with self.changed:
+                self.finished = True
+                self.changed.notify_all()
+            for thread in helpers:
+                thread.join()
+
+    def _deepen(self, fallback: int, empty: int, most_depth: int | None) -> tuple[int, int, int]:
         best_move, best_value, finished = fallback, 0, 0
         main = self.kernels[0]
         for depth in range(1, (empty if most_depth is None else most_depth) + 1):
@@ -135,7 +171,7 @@ class SharedTree:
     def _node(self, node: _Window) -> tuple[int | None, int]:
         """Return a node's value (None if the deadline stopped it) and its best move (-1
         where the table or the shapes settled it, or the compiled tree searched it), with
-        the node's position played in every kernel; read from and stored in the table as
+        the node's position played in the main kernel; read from and stored in the table as
         one thread's node is (`compiled.tree._negamax`), so that both trees order alike."""
         geometry, state, table, _limits = main = self.kernels[0]
         if node.depth < SPLIT_FROM_DEPTH:
@@ -159,23 +195,14 @@ class SharedTree:
             return None, -1
         if node.ply == 0:
             self.root_best = moves[0]
-        best = _Best(first, moves[0])
-        if max(node.alpha, first) < node.beta and len(moves) > 1:
-            rest = iter(enumerate(moves[1:], start=1))
-            helpers = [
-                threading.Thread(target=self._share, args=(kernel, node, rest, best))
-                for kernel in self.kernels[1:]
-            ]
-            for thread in helpers:
-                thread.start()
-            self._share(main, node, rest, best)
-            for thread in helpers:
-                thread.join()
+        split = _Split(node, tuple(self.path), moves, first, moves[0])
+        if split.open():
+            self._share(split)
         if self.stopped.is_set():
             return None, -1
-        bound = -1 if best.value <= node.alpha else (1 if best.value >= node.beta else 0)
-        compiled.tree.store_node(table, state, node.depth, best.value, bound, best.move)
-        return best.value, best.move
+        bound = -1 if split.value <= node.alpha else (1 if split.value >= node.beta else 0)
+        compiled.tree.store_node(table, state, node.depth, split.value, bound, split.move)
+        return split.value, split.move
 
     def _enter(self, node: _Window) -> int | None:
         """Enter a node as one thread's tree does: count it (and mark the search stopped
@@ -198,52 +225,99 @@ class SharedTree:
 
     def _first(self, node: _Window, move: int) -> int | None:
         """Return the value of a node's first move (None if the deadline stopped it),
-        searched down the line of first moves with the move played in every kernel."""
-        completes = False
-        for geometry, state, _table, _limits in self.kernels:
-            completes = bool(compiled.state.play_move(geometry, state, move, node.player))
+        searched down the line of first moves, the move played in the main kernel."""
+        geometry, state, _table, _limits = self.kernels[0]
+        completes = bool(compiled.state.play_move(geometry, state, move, node.player))
+        self.path.append(move)
         try:
             if completes:  # the game ends at once: won, or under misère lost
                 return (-1 if self.misere else 1) * (MATE - node.ply - 1)
-            if self.kernels[0].state[4][1] == 0:
+            if state[4][1] == 0:
                 return 0  # the board is full
             value, _move = self._node(node.below())
             return None if value is None else -value
         finally:
-            for geometry, state, _table, _limits in self.kernels:
-                compiled.state.undo_move(geometry, state, move)
+            self.path.pop()
+            compiled.state.undo_move(geometry, state, move)
 
-    def _share(
-        self, kernel: Kernel, node: _Window, rest: Iterator[tuple[int, int]], best: _Best
-    ) -> None:
+    def _share(self, split: _Split) -> None:
+        """Open a node's moves after its first to the helper threads, take them in turn
+        with them, and wait until the last one taken is searched."""
+        with self.changed:
+            self.shared = split
+            self.changed.notify_all()
+        self._take_moves(self.kernels[0], split)
+        with self.changed:
+            self.shared = None
+            while split.searching > 0:
+                self.changed.wait()
+
+    def _help(self, kernel: Kernel) -> None:
+        """A helper thread: take the moves of each node the main thread shares, from its
+        own position, until the search ends."""
+        while True:
+            with self.changed:
+                while True:
+                    split = self.shared
+                    if self.finished:
+                        return
+                    if split is not None and split.open():
+                        break
+                    self.changed.wait()
+            player = self.mover
+            for move in split.path:  # to the node, from the root
+                compiled.state.play_move(kernel.geometry, kernel.state, move, player)
+                player = 3 - player
+            try:
+                self._take_moves(kernel, split)
+            finally:
+                for move in reversed(split.path):
+                    compiled.state.undo_move(kernel.geometry, kernel.state, move)
+
+    def _take_moves(self, kernel: Kernel, split: _Split) -> None:
         """Take a node's next move and search it, while any is left and no cut is found:
         a null window first (a late quiet move shallower first, as one thread's tree does:
         `compiled.tree.reduction`), then the full one if the move may be better than the best."""
+        node = split.node
         while not self.stopped.is_set():
-            with best.lock:
-                at, move = next(rest, (0, None))
-                floor = max(node.alpha, best.value)
-            if move is None or floor >= node.beta:
-                return
-            reduction = int(
-                compiled.tree.reduction(
-                    kernel.state, move, node.player, at, node.depth, node.ply, self.misere
-                )
+            with self.changed:
+                if not split.open():
+                    return
+                at, move = split.taken, split.moves[split.taken]
+                floor = max(node.alpha, split.value)
+                split.taken += 1
+                split.searching += 1
+            value = None
+            try:
+                value = self._searched(kernel, node, at, move, floor, split)
+            finally:
+                with self.changed:
+                    split.searching -= 1
+                    if value is not None and not self.stopped.is_set() and value > split.value:
+                        split.value, split.move = value, move
+                        if node.ply == 0:
+                            self.root_best = move
+                    self.changed.notify_all()
+
+    def _searched(  # noqa: PLR0917
+        self, kernel: Kernel, node: _Window, at: int, move: int, floor: int, split: _Split
+    ) -> int:
+        """Return the value of a node's `at`-th move, shown no better than `floor` or
+        searched in full as one thread's node searches it (meaningless if the deadline
+        stopped it)."""
+        reduction = int(
+            compiled.tree.reduction(
+                kernel.state, move, node.player, at, node.depth, node.ply, self.misere
             )
-            value = self._value_of(kernel, node, move, floor, floor + 1, reduction)
-            if reduction > 0 and value > floor and not self.stopped.is_set():
-                value = self._value_of(kernel, node, move, floor, floor + 1)
-            if floor < value < node.beta and not self.stopped.is_set():
-                with best.lock:
-                    floor = max(node.alpha, best.value)
-                value = self._value_of(kernel, node, move, floor, node.beta)
-            if self.stopped.is_set():
-                return
-            with best.lock:
-                if value > best.value:
-                    best.value, best.move = value, move
-                    if node.ply == 0:
-                        self.root_best = move
+        )
+        value = self._value_of(kernel, node, move, floor, floor + 1, reduction)
+        if reduction > 0 and value > floor and not self.stopped.is_set():
+            value = self._value_of(kernel, node, move, floor, floor + 1)
+        if floor < value < node.beta and not self.stopped.is_set():
+            with self.changed:
+                floor = max(node.alpha, split.value)
+            value = self._value_of(kernel, node, move, floor, node.beta)
+        return value
 
     def _value_of(  # noqa: PLR0917
         self, kernel: Kernel, node: _Window, move: int, alpha: int, beta: int, reduction: int = 0
