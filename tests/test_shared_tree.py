@@ -6,6 +6,7 @@ and the service gives a search the cores of the slots free when it starts."""
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 
@@ -120,6 +121,27 @@ def test_a_search_on_threads_hands_back_its_position_as_it_came(rules: Rules) ->
         result = found.run()
         assert result.move in board.empty_cells()
         assert [array.tolist() for array in found.kernel.state] == before
+
+
+@pytest.mark.parametrize("rules", GAMES[:3], ids=str)
+def test_the_helper_threads_end_with_the_search_their_positions_handed_back(
+    rules: Rules,
+) -> None:
+    """The helper threads live as long as the tree's search: stopped by its deadline
+    anywhere, or at its last depth, none is left running, and each helper's position is
+    the root's again, whatever shared node it went to."""
+    board, mover = crowded_middle(rules, 2)
+    running = threading.active_count()
+    for seconds in (0.005, 0.02, 0.08, None):
+        shared = Search(board, mover, TIME if seconds is None else seconds)
+        tree = shared.shared_tree(2)
+        before = [[array.tolist() for array in kernel.state] for kernel in tree.kernels]
+        most_depth = 6 if seconds is None else None
+        move, _value, _finished = tree.deepen(-1, shared.position.empty, most_depth=most_depth)
+        assert move in board.empty_cells()
+        assert threading.active_count() == running
+        assert [[array.tolist() for array in kernel.state] for kernel in tree.kernels] == before
+    assert tree.nodes() > int(tree.kernels[0].limits[0])  # the helper searched too
 
 
 def test_a_node_limit_keeps_a_search_on_one_thread() -> None:

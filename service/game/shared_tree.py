@@ -5,19 +5,19 @@ every thread takes the node's next move in turn until none is left: each shows i
 better than the best so far with a null window (a late quiet move shallower first, as one
 thread's tree does), and searches it in full if it is. Each thread plays its moves in a
 compiled position of its own: the helper threads live as long as the search, wait for the
-node the main thread shares, and go to it from the root by the moves that lead there (a
-thread started for each shared node cost about a sixth of the second thread's work:
-docs/STRENGTH.md). The transposition table is the one the search was given,
-shared, and every node reads and stores it as one thread's does (a move's place in the order
-decides whether it is reduced, so both must order alike). At each depth the tree finds the
-value and the move one thread's search finds, save what the table holds when a node is
-reached, which the threads' timing changes (`tests/test_shared_tree.py` holds them equal to
-depth 11 on one thread, and on five games to depth 5 on two); two threads reached a depth
-about 1.35 times as fast (docs/STRENGTH.md, measured before the principal line read and
-stored the table). Stopped by the deadline within a depth, it plays as one thread does: the
-last finished depth's move, unless the stopped depth has searched another in full and found
-it better. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one
-thread: sharing them costs more than they take.
+node the main thread shares, and go to it from the root by the moves that lead there. The
+transposition table is the one the search was given, shared, and every node reads and
+stores it as one thread's does (a move's place in the order decides whether it is reduced,
+so both must order alike). At each depth the tree finds the value and the move one
+thread's search finds, save what the table holds when a node is reached, which the
+threads' timing changes (`tests/test_shared_tree.py` holds them equal to depth 11 on one
+thread, and on five games to depth 5 on two). At 250 ms two threads look about 0.6 plies
+deeper than one, where twice the time looks 1.1 to 1.3 deeper; helper threads started at
+each shared node gained 0.4 plies (docs/STRENGTH.md). Stopped by the deadline within a
+depth, it plays as one thread does: the last finished depth's move, unless the stopped
+depth has searched another in full and found it better. Nodes fewer than SPLIT_FROM_DEPTH
+plies from the leaves are searched whole by one thread: sharing them costs more than they
+take.
 
 The threads run the compiled search (`service.game.compiled`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
@@ -104,10 +104,16 @@ class SharedTree:
         self.stopped = threading.Event()
         #: The moves played from the root in the main kernel's position.
         self.path: list[int] = []
-        #: The node whose moves the threads are taking, if any, and what guards it.
+        #: The node whose moves the threads are taking, if any; what guards it, and the
+        #: conditions the helpers wait on (a node shared, the search ended) and the main
+        #: thread (the last move taken of its node searched).
         self.shared: _Split | None = None
-        self.changed = threading.Condition()
-        self.finished = False
+        self.lock = threading.Lock()
+        self.opened = threading.Condition(self.lock)
+        self.searched = threading.Condition(self.lock)
+        #: Whether the search has ended, and what a helper thread raised, if anything.
+        self.ended = False
+        self.failure: BaseException | None = None
         #: The root move searched in full and best so far at the depth being searched.
         self.root_best: int | None = None
         #: The root's value at each depth finished, the first depth first.
@@ -124,7 +130,9 @@ class SharedTree:
         cells or `most_depth`; return the move, its value and the depth last finished, as
         one thread's search does (`Search._deepen`): stopped by the deadline, the move the
         stopped depth searched in full and found best, from its second depth on. The
-        helper threads wait for the nodes the main thread shares, for the whole search."""
+        helper threads wait for the nodes the main thread shares, for the whole search;
+        what one raises is raised here."""
+        self.ended, self.failure = False, None
         helpers = [
             threading.Thread(target=self._help, args=(kernel,), daemon=True)
             for kernel in self.kernels[1:]
@@ -132,13 +140,16 @@ class SharedTree:
         for thread in helpers:
             thread.start()
         try:
-            return self._deepen(fallback, empty, most_depth)
+            found = self._deepen(fallback, empty, most_depth)
         finally:
-            with self.changed:
-                self.finished = True
-                self.changed.notify_all()
+            with self.lock:
+                self.ended = True
+                self.opened.notify_all()
             for thread in helpers:
                 thread.join()
+        if self.failure is not None:
+            raise self.failure
+        return found
 
     def _deepen(self, fallback: int, empty: int, most_depth: int | None) -> tuple[int, int, int]:
         best_move, best_value, finished = fallback, 0, 0
@@ -243,36 +254,49 @@ class SharedTree:
     def _share(self, split: _Split) -> None:
         """Open a node's moves after its first to the helper threads, take them in turn
         with them, and wait until the last one taken is searched."""
-        with self.changed:
+        with self.lock:
             self.shared = split
-            self.changed.notify_all()
-        self._take_moves(self.kernels[0], split)
-        with self.changed:
-            self.shared = None
-            while split.searching > 0:
-                self.changed.wait()
+            self.opened.notify_all()
+        try:
+            self._take_moves(self.kernels[0], split)
+        finally:
+            with self.lock:
+                self.shared = None
+                split.taken = len(split.moves)  # closed: no thread takes a move after this
+                while split.searching > 0:
+                    self.searched.wait()
 
     def _help(self, kernel: Kernel) -> None:
         """A helper thread: take the moves of each node the main thread shares, from its
-        own position, until the search ends."""
-        while True:
-            with self.changed:
-                while True:
-                    split = self.shared
-                    if self.finished:
-                        return
-                    if split is not None and split.open():
-                        break
-                    self.changed.wait()
-            player = self.mover
-            for move in split.path:  # to the node, from the root
+        own position, until the search ends; keep what it raises for `deepen`."""
+        try:
+            while True:
+                with self.lock:
+                    while True:
+                        split = self.shared
+                        if self.ended:
+                            return
+                        if split is not None and split.open():
+                            break
+                        self.opened.wait()
+                self._join(kernel, split)
+        except BaseException as failure:  # raised again by `deepen`
+            self.failure = failure
+
+    def _join(self, kernel: Kernel, split: _Split) -> None:
+        """Go from the root to a shared node in a helper's position, take its moves with
+        the main thread, and come back."""
+        played: list[int] = []
+        player = self.mover  # the path's first move is the root mover's
+        try:
+            for move in split.path:
                 compiled.state.play_move(kernel.geometry, kernel.state, move, player)
+                played.append(move)
                 player = 3 - player
-            try:
-                self._take_moves(kernel, split)
-            finally:
-                for move in reversed(split.path):
-                    compiled.state.undo_move(kernel.geometry, kernel.state, move)
+            self._take_moves(kernel, split)
+        finally:
+            for move in reversed(played):
+                compiled.state.undo_move(kernel.geometry, kernel.state, move)
 
     def _take_moves(self, kernel: Kernel, split: _Split) -> None:
         """Take a node's next move and search it, while any is left and no cut is found:
@@ -280,31 +304,31 @@ class SharedTree:
         `compiled.tree.reduction`), then the full one if the move may be better than the best."""
         node = split.node
         while not self.stopped.is_set():
-            with self.changed:
+            with self.lock:
                 if not split.open():
                     return
-                at, move = split.taken, split.moves[split.taken]
-                floor = max(node.alpha, split.value)
+                at, floor = split.taken, max(node.alpha, split.value)
                 split.taken += 1
                 split.searching += 1
+            move = split.moves[at]
             value = None
             try:
-                value = self._searched(kernel, node, at, move, floor, split)
+                value = self._searched(kernel, split, at, floor)
             finally:
-                with self.changed:
+                with self.lock:
                     split.searching -= 1
                     if value is not None and not self.stopped.is_set() and value > split.value:
                         split.value, split.move = value, move
                         if node.ply == 0:
                             self.root_best = move
-                    self.changed.notify_all()
+                    if split.searching == 0:
+                        self.searched.notify()
 
-    def _searched(  # noqa: PLR0917
-        self, kernel: Kernel, node: _Window, at: int, move: int, floor: int, split: _Split
-    ) -> int:
-        """Return the value of a node's `at`-th move, shown no better than `floor` or
-        searched in full as one thread's node searches it (meaningless if the deadline
+    def _searched(self, kernel: Kernel, split: _Split, at: int, floor: int) -> int:
+        """Return the value of a shared node's `at`-th move, shown no better than `floor`
+        or searched in full as one thread's node searches it (meaningless if the deadline
         stopped it)."""
+        node, move = split.node, split.moves[at]
         reduction = int(
             compiled.tree.reduction(
                 kernel.state, move, node.player, at, node.depth, node.ply, self.misere
@@ -314,7 +338,7 @@ class SharedTree:
         if reduction > 0 and value > floor and not self.stopped.is_set():
             value = self._value_of(kernel, node, move, floor, floor + 1)
         if floor < value < node.beta and not self.stopped.is_set():
-            with self.changed:
+            with self.lock:
                 floor = max(node.alpha, split.value)
             value = self._value_of(kernel, node, move, floor, node.beta)
         return value
