@@ -9,6 +9,12 @@ on every core the process may use with the budget (`SharedTree`, as an idle serv
 searches). Reported: the mean depth finished and nodes of each, and the depth each gains
 over the baseline, so that the share of the ideal a second thread delivers is read on any
 machine in one run.
+
+With `--midgame`, the positions are taken further into the game (every third move from the
+fifth to the thirtieth of a game the search plays against itself at a small node limit),
+where threats abound and the look for a win by threes takes its share before the tree
+(beside it on several threads); only the positions whose search the tree answers, without
+seeing the game's end, are kept.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from benchmarks.gomocup import opening
 from service.api.app_settings import cores
 from service.game.board import Board, Mark
 from service.game.rules import Rules
-from service.game.search import search
+from service.game.search import Method, search
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
@@ -41,7 +47,29 @@ def positions(count: int) -> list[tuple[Board, Mark]]:
     return found
 
 
-def measure(count: int, budget_ms: int, rounds: int) -> dict[str, tuple[float, float]]:
+def midgame_positions(games: int, budget_ms: int) -> list[tuple[Board, Mark]]:
+    """Return positions from `games` seeded games, every third move from the fifth, that
+    a search on one thread with the budget answers from the tree without seeing an end."""
+    found = []
+    for seed in range(games):
+        board, mover = Board.empty(GOMOKU), Mark.X
+        for cell in opening(GOMOKU, seed):
+            board, mover = board.play(cell, mover), mover.opponent
+        for ply in range(30):
+            move = search(board, mover, 60, max_nodes=3000).move
+            board, mover = board.play(move, mover), mover.opponent
+            if board.status().is_over:
+                break
+            if ply >= 4 and ply % 3 == 0:
+                answer = search(board, mover, budget_ms / 1000)
+                if answer.method is Method.HEURISTIC and answer.depth < len(board.empty_cells()):
+                    found.append((board, mover))
+    return found
+
+
+def measure(
+    count: int, budget_ms: int, rounds: int, *, midgame: bool = False
+) -> dict[str, tuple[float, float]]:
     """Return each way's mean depth and nodes over the positions and rounds."""
     ways = {
         "one thread": (budget_ms, 1),
@@ -49,7 +77,7 @@ def measure(count: int, budget_ms: int, rounds: int) -> dict[str, tuple[float, f
         f"{cores()} threads": (budget_ms, cores()),
     }
     seen: dict[str, list[tuple[int, int]]] = {name: [] for name in ways}
-    boards = positions(count)
+    boards = midgame_positions(count, budget_ms) if midgame else positions(count)
     for _ in range(rounds):
         for board, mover in boards:
             for name, (milliseconds, threads) in ways.items():
@@ -66,9 +94,15 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=24)
     parser.add_argument("--budget-ms", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--midgame", action="store_true", help="positions from further into the game: "
+        "--positions games' worth"
+    )  # fmt: skip
     arguments = parser.parse_args()
     prepare()
-    figures = measure(arguments.positions, arguments.budget_ms, arguments.rounds)
+    figures = measure(
+        arguments.positions, arguments.budget_ms, arguments.rounds, midgame=arguments.midgame
+    )
     baseline = figures["one thread"][0]
     print("| search | mean depth | gain | mean nodes |")
     print("|---|---|---|---|")

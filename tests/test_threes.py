@@ -6,6 +6,7 @@ refute is not played while another is left."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -183,6 +184,28 @@ def test_blacks_renju_win_by_threes_is_proven_alike_by_the_search_and_the_analys
         ranked = analyse(board, Mark.X, TIME, max_nodes=NODES, barred=barred)
         assert (ranked.score, ranked.wins_within) == (None, line.plies)
         assert ranked.moves[0].move == line.first
+
+
+@pytest.mark.parametrize("rules", [RULES, RENJU], ids=lambda rules: rules.describe())
+def test_on_two_threads_the_win_by_threes_found_beside_the_tree_ends_the_search(
+    rules: Rules,
+) -> None:
+    """On two threads the look for a win by threes runs on the helper's position while
+    the tree searches: it proves the win one thread proves, the same move and length, and
+    stops the tree at once, long before the budget; both positions are handed back."""
+    budget = 20.0
+    attacker = "O" if rules.variant is Variant.RENJU else None  # white: no fouls to bar
+    for text, mover, line in wins_by_threes(1, 3, rules, attacker=attacker):
+        board = Board.from_text(text, rules)
+        searched = Search(board, Mark(mover), budget, threads=2)
+        before = [array.tolist() for array in searched.kernel.state]
+        started = time.perf_counter()
+        result = searched.run()
+        assert time.perf_counter() - started < budget / 2
+        assert (result.move, result.method, result.proven) == (line.first, Method.THREATS, True)
+        alone = search(board, Mark(mover), TIME, max_nodes=NODES)
+        assert (result.score, result.wins_within) == (alone.score, alone.wins_within)
+        assert [array.tolist() for array in searched.kernel.state] == before
 
 
 #: 15x15, X to move: two twos that cross at (7, 7), where X makes two open threes at once.

@@ -31,7 +31,9 @@ best move of the last depth it finished. Its value is a heuristic: the marks eac
 in every k-cell window the other side has not entered, weighted by how full the window is.
 
 Against the clock alone, the tree may be searched by several threads at once
-(`service.game.shared_tree`), each depth to the value one thread finds.
+(`service.game.shared_tree`), each depth to the value one thread finds; the look for a win
+by threes then runs on a helper thread's position while the tree starts, and a win it finds
+stops the tree and is the answer, as it would have been before the tree.
 
 The tree, the threat search and the exact search run compiled, in `service.game.compiled`
 (numba, without the interpreter lock): that is the one search. This module is the Python
@@ -48,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -59,7 +62,7 @@ import numpy as np
 from service.game import compiled
 from service.game.board import Board, Mark
 from service.game.compiled.candidates import CANDIDATES_TRIED
-from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE
+from service.game.compiled.kernel import HEURISTIC_LIMIT, MATE, Kernel
 from service.game.geometry import geometry_of
 from service.game.search_board import SearchBoard
 from service.game.shared_tree import SharedTree
@@ -238,14 +241,18 @@ class Search:
         if not legal:
             raise ValueError("the board is full: there is no move to search")
         threat = None
+        exact_first = position.empty <= EXACT_EMPTY_CELLS and self.exact_proves
+        # On several threads the look for a win by threes runs beside the tree, on a
+        # helper's position: before it, the helper would idle for as long.
+        threes_beside = self.threes_tried and self.threads > 1 and not exact_first
         if not self.misere:
             decided = self._by_the_rules()
             if decided is not None:
                 return decided
-            threat = self._threat_win() if self.threats_forced else None
+            threat = self._threat_win(threes=not threes_beside) if self.threats_forced else None
             if threat is not None and threat.score is not None:
                 return threat
-        if position.empty <= EXACT_EMPTY_CELLS and self.exact_proves:
+        if exact_first:
             try:
                 value, move = self._negamax_root(position.empty, exact=True)
                 return self._result(move, value, Method.EXACT, position.empty, proven=True)
@@ -257,7 +264,7 @@ class Search:
         if self.threats_forced:
             refuted = self._bar_threat_wins_against()
         try:
-            return self._iterative_deepening(legal)
+            return self._iterative_deepening(legal, threes_beside=threes_beside)
         finally:
             # The compiled position is handed back as it came; `barred` keeps the record.
             self.kernel.state[6][refuted] = 0
@@ -281,20 +288,23 @@ class Search:
             return self._result(move, -(MATE - 2), Method.RULES, 0, proven=True)
         return None
 
-    def _threat_win(self) -> SearchResult | None:
-        """Return a proven win made of threats, the shortest run of fours first, or None."""
-        found = self._threat_line()
-        if found is None:
-            return None
+    def _threat_win(self, *, threes: bool = True) -> SearchResult | None:
+        """Return a proven win made of threats, the shortest run of fours first (with
+        `threes`, then a win by threes), or None."""
+        found = self._threat_line(threes=threes)
+        return None if found is None else self._threat_result(found)
+
+    def _threat_result(self, found: ThreatLine) -> SearchResult:
+        """Return the result of a proven win made of threats."""
         bound = found.plies if found.plies > self.exact_run_plies else None
         return self._result(
             found.first, MATE - found.plies, Method.THREATS, found.plies - 2, proven=True,
             bound=bound,
         )  # fmt: skip
 
-    def _threat_line(self) -> ThreatLine | None:
+    def _threat_line(self, *, threes: bool = True) -> ThreatLine | None:
         """Return the shortest win by fours found in time, else a win by fours and threes
-        (where threes are tried), or None."""
+        (with `threes`, where threes are tried), or None."""
         try:
             with self._slice(FOURS_SEARCH_SHARE):
                 plies, first = self._compiled(
@@ -304,7 +314,7 @@ class Search:
             return None
         if plies > 0:
             return ThreatLine(int(first), int(plies), threes=False)
-        if not self.threes_tried:
+        if not (threes and self.threes_tried):
             return None
         try:
             with self._slice(THREE_SEARCH_SHARE):
@@ -315,6 +325,26 @@ class Search:
         except OutOfTime:
             return None
         return None if plies == 0 else ThreatLine(int(first), int(plies), threes=True)
+
+    def _win_by_threes_beside(self, kernel: Kernel, found: list[ThreatLine]) -> bool:
+        """Look for a win by threes on a helper's position, as `_threat_line` does, while
+        the tree searches: add it to `found` and return True (the tree is stopped) if one
+        is found in time."""
+        geometry, state, table, limits = kernel
+        deadline = int(limits[2])
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        limits[2] = now + int((deadline - now) * THREE_SEARCH_SHARE)
+        try:
+            plies, first = compiled.threat_search.win_by_threes(
+                geometry, state, table, self.mover, THREE_SEARCH_THREES, THREAT_SEARCH_MOVES,
+                limits,
+            )  # fmt: skip
+        finally:
+            limits[2] = deadline
+        if plies in {0, compiled.kernel.ABORTED}:
+            return False
+        found.append(ThreatLine(int(first), int(plies), threes=True))
+        return True
 
     def _move_exact_plies(self, line: ThreatLine) -> int:
         """Return how long a win's first move is worth exactly the win's length: after a
@@ -371,11 +401,23 @@ class Search:
 
     # --- exact and heuristic alpha-beta ---
 
-    def _iterative_deepening(self, legal: list[int]) -> SearchResult:
+    def _iterative_deepening(
+        self, legal: list[int], *, threes_beside: bool = False
+    ) -> SearchResult:
         if self.threads > 1:
             tree = self.shared_tree(self.threads)
-            move, value, depth = tree.deepen(self._fallback_move(legal), self.position.empty)
+            threes: list[ThreatLine] = []
+            beside = (
+                functools.partial(self._win_by_threes_beside, found=threes)
+                if threes_beside
+                else None
+            )
+            move, value, depth = tree.deepen(
+                self._fallback_move(legal), self.position.empty, beside=beside
+            )
             self.nodes = tree.nodes()
+            if threes:
+                return self._threat_result(threes[0])
             self.depth_values = tree.depth_values
         else:
             move, value, depth = self._deepen(legal)

@@ -124,18 +124,26 @@ class SharedTree:
         return sum(int(kernel.limits[0]) for kernel in self.kernels)
 
     def deepen(
-        self, fallback: int, empty: int, most_depth: int | None = None
+        self,
+        fallback: int,
+        empty: int,
+        most_depth: int | None = None,
+        beside: Callable[[Kernel], bool] | None = None,
     ) -> tuple[int, int, int]:
         """Search one depth more at a time until the deadline, a seen end, the `empty`
         cells or `most_depth`; return the move, its value and the depth last finished, as
         one thread's search does (`Search._deepen`): stopped by the deadline, the move the
         stopped depth searched in full and found best, from its second depth on. The
         helper threads wait for the nodes the main thread shares, for the whole search;
-        what one raises is raised here."""
+        what one raises is raised here. `beside` first runs on the first helper's position
+        (the tree's shared nodes taken by the others meanwhile) and, if it returns True,
+        stops the search."""
         self.ended, self.failure = False, None
         helpers = [
-            threading.Thread(target=self._help, args=(kernel,), daemon=True)
-            for kernel in self.kernels[1:]
+            threading.Thread(
+                target=self._help, args=(kernel, beside if number == 0 else None), daemon=True
+            )
+            for number, kernel in enumerate(self.kernels[1:])
         ]
         for thread in helpers:
             thread.start()
@@ -266,10 +274,13 @@ class SharedTree:
                 while split.searching > 0:
                     self.searched.wait()
 
-    def _help(self, kernel: Kernel) -> None:
-        """A helper thread: take the moves of each node the main thread shares, from its
-        own position, until the search ends; keep what it raises for `deepen`."""
+    def _help(self, kernel: Kernel, beside: Callable[[Kernel], bool] | None = None) -> None:
+        """A helper thread: run `beside` if given, then take the moves of each node the
+        main thread shares, from its own position, until the search ends; keep what it
+        raises for `deepen`."""
         try:
+            if beside is not None and beside(kernel):
+                self._stop()
             while True:
                 with self.lock:
                     while True:
@@ -282,6 +293,12 @@ class SharedTree:
                 self._join(kernel, split)
         except BaseException as failure:  # raised again by `deepen`
             self.failure = failure
+
+    def _stop(self) -> None:
+        """Stop every thread's search now, as its deadline would."""
+        for kernel in self.kernels:
+            kernel.limits[2] = 0
+        self.stopped.set()
 
     def _join(self, kernel: Kernel, split: _Split) -> None:
         """Go from the root to a shared node in a helper's position, take its moves with
