@@ -10,11 +10,11 @@ searches). Reported: the mean depth finished and nodes of each, and the depth ea
 over the baseline, so that the share of the ideal a second thread delivers is read on any
 machine in one run.
 
-With `--midgame`, the positions are taken further into the game (every third move from the
-fifth to the thirtieth of a game the search plays against itself at a small node limit),
-where threats abound and the look for a win by threes takes its share before the tree
-(beside it on several threads); only the positions whose search the tree answers, without
-seeing the game's end, are kept.
+With `--midgame`, the positions are taken further into the game (after 10, 13, ... 31
+stones of a game the search plays against itself at a small node limit), where threats
+abound and the look for a win by threes takes its share before the tree (beside it on
+several threads); only the positions whose search, limited by nodes, the tree answers
+without seeing the game's end are kept. Only the answers of the tree count.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from service.game.search import Method, search
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
+
+#: The nodes of the search that chooses the midgame positions.
+CHOSEN_BY_NODES = 20_000
 
 
 def positions(count: int) -> list[tuple[Board, Mark]]:
@@ -47,9 +50,10 @@ def positions(count: int) -> list[tuple[Board, Mark]]:
     return found
 
 
-def midgame_positions(games: int, budget_ms: int) -> list[tuple[Board, Mark]]:
-    """Return positions from `games` seeded games, every third move from the fifth, that
-    a search on one thread with the budget answers from the tree without seeing an end."""
+def midgame_positions(games: int) -> list[tuple[Board, Mark]]:
+    """Return positions from `games` seeded games, after 10, 13, ... 31 stones, that a
+    search limited by nodes (the same positions on any machine) answers from the tree
+    without seeing an end."""
     found = []
     for seed in range(games):
         board, mover = Board.empty(GOMOKU), Mark.X
@@ -61,7 +65,7 @@ def midgame_positions(games: int, budget_ms: int) -> list[tuple[Board, Mark]]:
             if board.status().is_over:
                 break
             if ply >= 4 and ply % 3 == 0:
-                answer = search(board, mover, budget_ms / 1000)
+                answer = search(board, mover, 60, max_nodes=CHOSEN_BY_NODES)
                 if answer.method is Method.HEURISTIC and answer.depth < len(board.empty_cells()):
                     found.append((board, mover))
     return found
@@ -77,12 +81,13 @@ def measure(
         f"{cores()} threads": (budget_ms, cores()),
     }
     seen: dict[str, list[tuple[int, int]]] = {name: [] for name in ways}
-    boards = midgame_positions(count, budget_ms) if midgame else positions(count)
+    boards = midgame_positions(count) if midgame else positions(count)
     for _ in range(rounds):
         for board, mover in boards:
             for name, (milliseconds, threads) in ways.items():
                 found = search(board, mover, milliseconds / 1000, threads=threads)
-                seen[name].append((found.depth, found.nodes))
+                if found.method is Method.HEURISTIC:  # a proof's depth is its length
+                    seen[name].append((found.depth, found.nodes))
     return {
         name: (statistics.mean(d for d, _ in runs), statistics.mean(n for _, n in runs))
         for name, runs in seen.items()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 
@@ -142,6 +143,31 @@ def test_the_helper_threads_end_with_the_search_their_positions_handed_back(
         assert move in board.empty_cells()
         assert set(threading.enumerate()) <= running
         assert [[array.tolist() for array in kernel.state] for kernel in tree.kernels] == before
+
+
+@pytest.mark.parametrize("stops", [True, False])
+def test_what_runs_beside_the_tree_on_a_helper_may_stop_it(stops: bool) -> None:
+    """`beside` runs on the first helper's position while the main thread searches: if it
+    says so the whole search stops at once, long before its budget, else the tree goes on
+    to its last depth; either way every position is the root's again."""
+    board, mover = crowded_middle(Rules(15, 15, 5), 2)  # no end seen by depth 7
+    shared = Search(board, mover, TIME)
+    tree = shared.shared_tree(2)
+    before = [array.tolist() for array in tree.kernels[0].state]
+    seen: list[list[list[int]]] = []
+
+    def beside(kernel: compiled.kernel.Kernel) -> bool:
+        seen.append([array.tolist() for array in kernel.state])
+        return stops
+
+    started = time.perf_counter()
+    _move, _value, finished = tree.deepen(-1, shared.position.empty, most_depth=7, beside=beside)
+    assert seen == [before]  # once, on a helper's position: the root's
+    assert (finished < 7) if stops else (finished == 7)
+    if stops:
+        assert time.perf_counter() - started < TIME / 10
+    for kernel in tree.kernels:
+        assert [array.tolist() for array in kernel.state] == before
 
 
 def test_a_node_limit_keeps_a_search_on_one_thread() -> None:

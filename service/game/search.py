@@ -245,6 +245,7 @@ class Search:
         # On several threads the look for a win by threes runs beside the tree, on a
         # helper's position: before it, the helper would idle for as long.
         threes_beside = self.threes_tried and self.threads > 1 and not exact_first
+        threes_until: int | None = None  # then its deadline: its share, as it would have it
         if not self.misere:
             decided = self._by_the_rules()
             if decided is not None:
@@ -252,6 +253,8 @@ class Search:
             threat = self._threat_win(threes=not threes_beside) if self.threats_forced else None
             if threat is not None and threat.score is not None:
                 return threat
+            if threes_beside and threat is None:
+                threes_until = self._until(THREE_SEARCH_SHARE)
         if exact_first:
             try:
                 value, move = self._negamax_root(position.empty, exact=True)
@@ -264,7 +267,7 @@ class Search:
         if self.threats_forced:
             refuted = self._bar_threat_wins_against()
         try:
-            return self._iterative_deepening(legal, threes_beside=threes_beside)
+            return self._iterative_deepening(legal, threes_until=threes_until)
         finally:
             # The compiled position is handed back as it came; `barred` keeps the record.
             self.kernel.state[6][refuted] = 0
@@ -326,14 +329,13 @@ class Search:
             return None
         return None if plies == 0 else ThreatLine(int(first), int(plies), threes=True)
 
-    def _win_by_threes_beside(self, kernel: Kernel, found: list[ThreatLine]) -> bool:
-        """Look for a win by threes on a helper's position, as `_threat_line` does, while
-        the tree searches: add it to `found` and return True (the tree is stopped) if one
-        is found in time."""
+    def _win_by_threes_beside(self, kernel: Kernel, *, until: int, found: list[ThreatLine]) -> bool:
+        """Look for a win by threes on a helper's position until the clock reads `until`,
+        as `_threat_line` does, while the tree searches: add it to `found` and return True
+        (the tree is stopped) if one is found in time."""
         geometry, state, table, limits = kernel
         deadline = int(limits[2])
-        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        limits[2] = now + int((deadline - now) * THREE_SEARCH_SHARE)
+        limits[2] = min(until, deadline)
         try:
             plies, first = compiled.threat_search.win_by_threes(
                 geometry, state, table, self.mover, THREE_SEARCH_THREES, THREAT_SEARCH_MOVES,
@@ -382,14 +384,20 @@ class Search:
         self.kernel.state[6][losing] = 1
         return losing
 
+    def _until(self, share: float) -> int:
+        """Return when, on the compiled search's clock, `share` of the time left will
+        have passed."""
+        deadline = int(self.kernel.limits[2])
+        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        return now + int((deadline - now) * share)
+
     @contextlib.contextmanager
     def _slice(self, share: float) -> Iterator[None]:
         """Hold the compiled search to `share` of the time left, and of the nodes left
         under a node limit, for what runs inside."""
         limits = self.kernel.limits
         node_limit, deadline = int(limits[1]), int(limits[2])
-        now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-        limits[2] = now + int((deadline - now) * share)
+        limits[2] = self._until(share)
         if node_limit != compiled.kernel.UNLIMITED_NODES:
             limits[1] = self.nodes + int((node_limit - self.nodes) * share)
         try:
@@ -402,21 +410,23 @@ class Search:
     # --- exact and heuristic alpha-beta ---
 
     def _iterative_deepening(
-        self, legal: list[int], *, threes_beside: bool = False
+        self, legal: list[int], *, threes_until: int | None = None
     ) -> SearchResult:
         if self.threads > 1:
             tree = self.shared_tree(self.threads)
             threes: list[ThreatLine] = []
             beside = (
-                functools.partial(self._win_by_threes_beside, found=threes)
-                if threes_beside
-                else None
+                None
+                if threes_until is None
+                else functools.partial(self._win_by_threes_beside, until=threes_until, found=threes)
             )
             move, value, depth = tree.deepen(
                 self._fallback_move(legal), self.position.empty, beside=beside
             )
             self.nodes = tree.nodes()
             if threes:
+                # The win the look beside found stopped the tree (every kernel's deadline
+                # now passed: a Search runs once).
                 return self._threat_result(threes[0])
             self.depth_values = tree.depth_values
         else:

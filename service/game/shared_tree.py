@@ -22,7 +22,10 @@ take.
 The threads run the compiled search (`service.game.compiled`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
 reads the clock as the one-thread search does; a search limited by nodes, whose answer
-must be the same every time, is never shared (`Search`).
+must be the same every time, is never shared (`Search`). The first helper may first run
+something else on its position while the main thread starts the tree (`deepen`'s
+`beside`: the root's look for a win by threes), and stop the whole search if that is
+the answer, as a helper's failure does.
 """
 
 from __future__ import annotations
@@ -291,8 +294,9 @@ class SharedTree:
                             break
                         self.opened.wait()
                 self._join(kernel, split)
-        except BaseException as failure:  # raised again by `deepen`
+        except BaseException as failure:  # raised again by `deepen`, the search stopped now
             self.failure = failure
+            self._stop()
 
     def _stop(self) -> None:
         """Stop every thread's search now, as its deadline would."""

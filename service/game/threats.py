@@ -52,8 +52,8 @@ three), and so is its first move's value, since a defence is a choice; under ren
 (RENJU_EXACT_PLIES). The search spends at
 most FOURS_SEARCH_SHARE of its time on the run of fours, and THREE_SEARCH_SHARE of what is
 left on the win by threes: on several threads, on a helper's position while the tree
-searches (where the search reached mid-game, 10 % more nodes and 0.14 plies deeper at 250 ms
-than when the helper idled through it; docs/STRENGTH.md).
+searches (where the game is under way, the tree gets about 6 % more nodes at 250 ms, some
+0.1 plies, than when the helper idled through the look; docs/STRENGTH.md).
 
 Before the tree searches, the root's candidates after which the opponent wins by a run of
 fours (DEFENCE_THREES: no threes), as far as DEFENCE_NODES nodes each find, are barred
