@@ -359,27 +359,36 @@ def test_a_search_stopped_by_its_limit_reports_its_last_finished_depth(
     assert deeper.depth > result.depth
 
 
-def test_a_depth_cut_short_plays_the_best_move_it_searched_in_full() -> None:
+def test_a_depth_cut_short_plays_the_best_move_it_has_shown() -> None:
     """As the node limit grows within one depth, the move played there is the one the cut
-    depth has searched in full and found best so far: first the last depth's choice, which
-    it searches first, then only a move worth more at the new depth (it happens here)."""
+    depth has shown best so far: first the last depth's choice, which it searches first,
+    then a move worth more at the new depth, from the moment its null window shows it
+    better (worth more than the best before it: a bound) while its full search goes on,
+    whose value then rises to what that search finds; back to the best before it if that
+    search does not keep the null window's promise. Each happens here."""
     board = Board.empty(Rules(15, 15, 5)).play(112, Mark.X).play(113, Mark.O)
     cuts = []
-    for node_limit in range(100, 8000, 37):
+    for node_limit in range(100, 18_000, 61):
         cut = Search(board, Mark.X, TIME, max_nodes=node_limit)
         result = cut.run()
         best_so_far, its_value = int(cut.kernel.limits[3]), int(cut.kernel.limits[4])
         if best_so_far >= 0:
             assert result.move == best_so_far
         cuts.append((result.depth, best_so_far, its_value))
-    changed = 0
+    changed = raised = 0
+    shown: set[tuple[int, int, int]] = set()
     for (depth, move, value), (next_depth, next_move, next_value) in itertools.pairwise(cuts):
+        shown.add((depth, move, value))
         if depth == next_depth and move >= 0 and next_move >= 0:
-            assert next_value >= value
-            if next_move != move:
-                assert next_value > value
+            if next_move == move:
+                assert next_value >= value
+                raised += next_value > value
+            elif next_value > value:
                 changed += 1
+            else:  # a promise not kept: the best before it, as it was
+                assert (next_depth, next_move, next_value) in shown
     assert changed > 0
+    assert raised > 0
 
 
 def test_the_same_position_and_node_budget_give_the_same_answer() -> None:

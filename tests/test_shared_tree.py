@@ -272,10 +272,26 @@ def test_every_thread_values_its_leaves_by_the_weights_the_search_was_given(
     assert value == one_thread_value(board, mover, finished, wines_weights=wines_weights)
 
 
+@pytest.mark.parametrize("seed", [2, 9])
+def test_one_threads_tree_cut_anywhere_plays_what_the_compiled_search_plays(seed: int) -> None:
+    """Cut by a node limit anywhere, the tree on one thread (its root and the nodes near it
+    driven from Python) plays the move and reports the depth one thread's compiled search
+    does: among the cuts, those where a move its null window has shown better is played
+    before its full search ends (`tests/test_search.py`)."""
+    board, mover = crowded_middle(Rules(15, 15, 5), seed)
+    legal = sorted(board.empty_cells())
+    for node_limit in range(1_000, 60_000, 700):
+        compiled_search = Search(board, mover, TIME, max_nodes=node_limit)
+        move, _value, depth = compiled_search._deepen(legal)
+        cut = Search(board, mover, TIME, max_nodes=node_limit)
+        shared_move, _value, shared_depth = cut.shared_tree(1).deepen(-1, cut.position.empty)
+        assert (shared_move, shared_depth) == (move, depth)
+
+
 def test_a_depth_cut_short_plays_the_last_depths_move_or_one_it_showed_better() -> None:
     """Stopped within a depth, the tree plays the last finished depth's move unless the
-    stopped depth has searched another in full and found it better (as one thread's
-    search does). One thread and a node limit make every cut the same each time; the
+    stopped depth has shown another better, by its null window or in full (as one
+    thread's search does). One thread and a node limit make every cut the same each time; the
     position is one where some cuts find another move better (seed 6's no longer do, since
     a reply at depth 0 is searched)."""
     board, mover = crowded_middle(Rules(15, 15, 5), 9)

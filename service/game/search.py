@@ -460,9 +460,9 @@ class Search:
         return best_move, best_value, finished
 
     def _stopped_best(self) -> int | None:
-        """Return the best root move of the depth the deadline stopped, searched in full
-        at that depth: the first (the last depth's best) or one shown better than it; None
-        if none was."""
+        """Return the best root move of the depth the deadline stopped: the first (the last
+        depth's best) once searched in full, or one shown better than the best before it,
+        by its null window while its full search goes on, or in full; None if none was."""
         limits = self.kernel.limits
         return None if limits[3] < 0 else int(limits[3])  # limits[4]: its value
 

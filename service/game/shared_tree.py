@@ -15,7 +15,8 @@ thread, and on five games to depth 5 on two). At 250 ms two threads look about 0
 deeper than one, where twice the time looks 1.1 to 1.3 deeper; helper threads started at
 each shared node gained 0.4 plies (docs/STRENGTH.md). Stopped by the deadline within a
 depth, it plays as one thread does: the last finished depth's move, unless the stopped
-depth has searched another in full and found it better. Nodes fewer than SPLIT_FROM_DEPTH
+depth has shown another better, by its null window (its full search under way) or in
+full. Nodes fewer than SPLIT_FROM_DEPTH
 plies from the leaves are searched whole by one thread: sharing them costs more than they
 take.
 
@@ -117,8 +118,14 @@ class SharedTree:
         #: Whether the search has ended, and what a helper thread raised, if anything.
         self.ended = False
         self.failure: BaseException | None = None
-        #: The root move searched in full and best so far at the depth being searched.
+        #: The root move best so far at the depth being searched: searched in full, or
+        #: shown better than the best before it by its null window while its full search
+        #: goes on.
         self.root_best: int | None = None
+        #: Whether a root move shown better by its null window is the one to play before
+        #: its full search ends (`compiled.tree`): not on the boards whose answers never
+        #: change.
+        self.shows_better_early = state[0].shape[0] > compiled.tree.PRUNED_ABOVE_CELLS
         #: The root's value at each depth finished, the first depth first.
         self.depth_values: list[int] = []
 
@@ -136,7 +143,7 @@ class SharedTree:
         """Search one depth more at a time until the deadline, a seen end, the `empty`
         cells or `most_depth`; return the move, its value and the depth last finished, as
         one thread's search does (`Search._deepen`): stopped by the deadline, the move the
-        stopped depth searched in full and found best, from its second depth on. The
+        stopped depth has shown best (`root_best`), from its second depth on. The
         helper threads wait for the nodes the main thread shares, for the whole search;
         what one raises is raised here. `beside` first runs on the first helper's position
         (the tree's shared nodes taken by the others meanwhile) and, if it returns True,
@@ -176,8 +183,8 @@ class SharedTree:
                 root = _Window(0, self.mover, depth, -MATE - 1, MATE + 1)
                 found, move = self._node(root)
             if found is None:
-                # The move the stopped depth has shown best so far, searched in full: the
-                # compiled root's record below SPLIT_FROM_DEPTH, this tree's from there.
+                # The move the stopped depth has shown best so far: the compiled root's
+                # record below SPLIT_FROM_DEPTH, this tree's from there.
                 stopped = self.root_best
                 if depth < SPLIT_FROM_DEPTH:
                     stopped = int(main.limits[3]) if main.limits[3] >= 0 else None
@@ -338,10 +345,13 @@ class SharedTree:
             finally:
                 with self.lock:
                     split.searching -= 1
-                    if value is not None and not self.stopped.is_set() and value > split.value:
-                        split.value, split.move = value, move
-                        if node.ply == 0:
-                            self.root_best = move
+                    if value is not None and not self.stopped.is_set():
+                        if value > split.value:
+                            split.value, split.move = value, move
+                            if node.ply == 0:
+                                self.root_best = move
+                        elif node.ply == 0 and self.root_best == move:
+                            self.root_best = split.move  # not better after all
                     if split.searching == 0:
                         self.searched.notify()
 
@@ -361,6 +371,10 @@ class SharedTree:
         if floor < value < node.beta and not self.stopped.is_set():
             with self.lock:
                 floor = max(node.alpha, split.value)
+                if node.ply == 0 and value > floor and self.shows_better_early:
+                    # Shown better than the best so far by its null window: the move to
+                    # play if the deadline stops its full search (`compiled.tree`).
+                    self.root_best = move
             value = self._value_of(kernel, node, move, floor, node.beta)
         return value
 

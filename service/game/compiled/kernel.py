@@ -105,7 +105,9 @@ class Kernel(NamedTuple):
     #: `_store`.
     table: Table
     #: [nodes so far, the node limit, the deadline in monotonic nanoseconds, the best root
-    #: move of the depth being searched (-1 until one is searched in full), its value].
+    #: move of the depth being searched (-1 until one is searched in full; a move whose
+    #: null window shows it better than the best so far from then on), its value (then a
+    #: bound: one more than the best before it)].
     limits: Ints
 
 

@@ -327,10 +327,18 @@ def _negamax(  # type: ignore[no-untyped-def]  # noqa: PLR0912, PLR0917
                     misere, exact, limits, work,
                 )  # fmt: skip
             if deeper != ABORTED and first_beta < beta and alpha < -deeper < beta:
+                if ply == 0 and state[0].shape[0] > PRUNED_ABOVE_CELLS:
+                    # Shown better than the best so far by its null window: the move to
+                    # play if the deadline stops its full search, which costs the most
+                    # when the last depth's move has just failed (docs/STRENGTH.md). Not
+                    # on the smaller boards, whose answers never change.
+                    limits[3], limits[4] = move, alpha + 1
                 deeper = _negamax(
                     geometry, state, table, 3 - player, depth - 1, -beta, -alpha, ply + 1,
                     misere, exact, limits, work,
                 )  # fmt: skip
+                if ply == 0 and limits[3] == move and deeper != ABORTED and -deeper <= best_value:
+                    limits[3], limits[4] = best_move, best_value  # not better after all
             if deeper == ABORTED:
                 _undo(geometry, state, move)
                 return ABORTED
