@@ -16,9 +16,8 @@ deeper than one, where twice the time looks 1.1 to 1.3 deeper; helper threads st
 each shared node gained 0.4 plies (docs/STRENGTH.md). Stopped by the deadline within a
 depth, it plays as one thread does: the last finished depth's move, unless the stopped
 depth has shown another better, by its null window (its full search under way) or in
-full. Nodes fewer than SPLIT_FROM_DEPTH
-plies from the leaves are searched whole by one thread: sharing them costs more than they
-take.
+full. Nodes fewer than SPLIT_FROM_DEPTH plies from the leaves are searched whole by one
+thread: sharing them costs more than they take.
 
 The threads run the compiled search (`service.game.compiled`, without the interpreter
 lock), and only between nodes near the root does Python hand out the moves. Each thread
