@@ -23,6 +23,7 @@ from service.game.board import Board, Mark
 from service.game.renju import forbidden_cells, foul
 from service.game.rules import Rules, Variant
 from service.game.search import EXACT_EMPTY_CELLS, Method, Search, SearchResult, search
+from service.game.warmup import prepare
 from tests import search_reference as brute
 from tests.family_reference import other
 from tests.helpers import (
@@ -350,6 +351,23 @@ def test_a_fresh_process_searches_with_the_code_a_first_one_compiled(tmp_path: P
     assert prepare_in_a_process(tmp_path)[0] == "0"
 
 
+@pytest.mark.parametrize("variant", list(Variant))
+def test_prepare_leaves_a_first_search_under_any_variant_nothing_to_make(
+    variant: Variant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each variant's table of shapes takes 0.1 to 0.2 s to make: made by `prepare`, not
+    by the first request under it (which spent its budget on it and played a depth-1 move)."""
+    compiled.state._shapes.cache_clear()
+    prepare()
+
+    def made_too_late(rule: int) -> None:
+        raise AssertionError(f"a search made the table of shapes of rule {rule}")
+
+    monkeypatch.setattr(compiled.state, "shape_table", made_too_late)
+    board = Board.empty(Rules(15, 15, 5, variant=variant)).play(112, Mark.X).play(113, Mark.O)
+    assert search(board, Mark.X, 60.0, max_nodes=2_000).depth >= 1
+
+
 #: Two files of compiled functions, one calling the other, and a run that prints the call.
 CALLEE = "from numba import njit\n\n@njit(cache=True)\ndef worth():\n    return {}\n"
 CALLER = (
@@ -507,11 +525,23 @@ def swapped(key: int, slots: int) -> int:
                enumerate(codes))  # fmt: skip
 
 
-def keys_to_check(rule: int) -> range | list[int]:
-    """Every key of freestyle's 8 neighbours; 40,000 seeded ones of the others' 10."""
-    if rule == compiled.shapes.FREESTYLE_SHAPES:
-        return range(4**8)
-    return random.Random(rule).sample(range(4**10), 40_000)
+def on_a_board(key: int, half: int) -> bool:
+    """Whether a key's line can lie on a board: on each side, every cell beyond one off the
+    board is off it too."""
+    line = line_of(key, half)
+    for outwards in (line[half - 1 :: -1], line[half + 1 :]):
+        edge = outwards.index(OFF) if OFF in outwards else half
+        if any(code != OFF for code in outwards[edge:]):
+            return False
+    return True
+
+
+def keys_to_check(rule: int) -> list[int]:
+    """Every key of freestyle's 8 neighbours that a board can hold; 40,000 seeded ones of
+    the others' 10."""
+    half = 4 if rule == compiled.shapes.FREESTYLE_SHAPES else 5
+    keys = [key for key in range(4 ** (2 * half)) if on_a_board(key, half)]
+    return keys if half == 4 else random.Random(rule).sample(keys, 40_000)
 
 
 @pytest.mark.parametrize("rule", sorted(SHAPE_RULES))
@@ -562,6 +592,25 @@ def test_an_overline_is_no_five_and_caro_counts_no_closed_five() -> None:
                 assert table[1, line] == expected
     renju = compiled.shapes.shape_table(compiled.shapes.RENJU_SHAPES)
     assert renju[2, swapped(overline, 10)] == compiled.shapes.FIVE  # white's overline wins
+
+
+@pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
+@pytest.mark.parametrize("size", [(5, 5), (5, 20), (20, 6), (7, 9), (15, 15), (20, 20)])
+def test_every_key_a_board_holds_is_one_the_table_of_shapes_fills(
+    variant: Variant, size: tuple[int, int]
+) -> None:
+    """The table leaves the shapes of lines no board holds unmade: every cell's key in
+    every direction, with marks on half the cells, is a line on a board."""
+    rules = Rules(*size, 5, variant=variant)
+    rng = random.Random(size[0] * 100 + size[1])
+    found = Search(Board.empty(rules), Mark.X, TIME)
+    geometry, state, _table, _limits = found.kernel
+    half = 4 if variant is Variant.FREESTYLE else 5
+    for step, cell in enumerate(rng.sample(range(rules.cell_count), rules.cell_count // 2)):
+        compiled.state._play(geometry, state, cell, 1 + step % 2)
+    keys = {int(key) for key in state[9].ravel()}
+    assert len(keys) > 20
+    assert all(on_a_board(key, half) for key in keys)
 
 
 @pytest.mark.parametrize("variant", list(Variant))
