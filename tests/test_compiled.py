@@ -355,8 +355,8 @@ def test_a_fresh_process_searches_with_the_code_a_first_one_compiled(tmp_path: P
 def test_prepare_leaves_a_first_search_under_any_variant_nothing_to_make(
     variant: Variant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each variant's table of shapes takes 0.1 to 0.2 s to make: made by `prepare`, not
-    by the first request under it (which spent its budget on it and played a depth-1 move)."""
+    """Each variant's table of shapes is made by `prepare`, not by the first request under
+    it (which once spent 0.17 s of its budget making it, and played a depth-1 move)."""
     compiled.state._shapes.cache_clear()
     prepare()
 
