@@ -11,16 +11,20 @@ are printed, one a line, for `benchmarks.selfplay --seeds-file` (or `benchmarks.
 
     python -m benchmarks.openings /opt/pbrain-rapfi --first-seed 10000 --count 800 \\
         --within 60 > /tmp/even.txt
+
+Under renju (`--variant renju`: the judge is told `INFO rule 4`) black's three stones are
+worth more, and the even openings are others: those for `benchmarks.selfplay --variant renju`.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
+from dataclasses import replace
 
 from benchmarks.gomocup import GOMOKU, opening
 from benchmarks.judge import judge_position, value_of
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 
 
 def even_openings(
@@ -44,9 +48,13 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=800, help="how many seeds to look at")
     parser.add_argument("--within", type=int, default=60, help="X's standing, either way")
     parser.add_argument("--judge-ms", type=int, default=200, help="the judge's time a position")
+    parser.add_argument(
+        "--variant", choices=[variant.value for variant in Variant], default="freestyle"
+    )
     arguments = parser.parse_args()
+    rules = replace(GOMOKU, variant=Variant(arguments.variant))
     seeds = range(arguments.first_seed, arguments.first_seed + arguments.count)
-    for seed in even_openings(arguments.judge, GOMOKU, seeds, arguments.within, arguments.judge_ms):
+    for seed in even_openings(arguments.judge, rules, seeds, arguments.within, arguments.judge_ms):
         print(seed, flush=True)
 
 

@@ -5,8 +5,10 @@ the tests' minimal brain (`tests/gomocup_brain.py`)."""
 from __future__ import annotations
 
 import math
+import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ from benchmarks.brain import MARGIN_MS
 from benchmarks.gomocup import BrainError, Game, opening, paired_share, recorded
 from benchmarks.openings import even_openings
 from benchmarks.selfplay import match
-from service.game.rules import Rules
+from service.game.rules import Rules, Variant
 
 BRAIN = [sys.executable, str(Path(__file__).with_name("gomocup_brain.py"))]
 GOMOKU = Rules(15, 15, 5)
@@ -90,6 +92,25 @@ def test_the_even_openings_are_those_the_judge_rates_within_the_margin() -> None
     ]
     assert found == expected
     assert 0 < len(found) < len(seeds)  # the margin tells the openings apart
+
+
+def test_the_command_judges_renju_openings_under_renju() -> None:
+    """`--variant renju` tells the judge renju's rule (`INFO rule 4`), without which the
+    tests' judge answers nonsense; the even openings are printed one a line."""
+    judge = [*BRAIN, "--eval", "--expect-rule", "4"]
+    command = [sys.executable, "-m", "benchmarks.openings", "--first-seed", "0", "--count", "12",
+               "--within", "15", "--judge-ms", "20"]  # fmt: skip
+    printed = subprocess.run(
+        [*command, "--variant", "renju", "--", *judge],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout.split()  # fmt: skip
+    renju = replace(GOMOKU, variant=Variant.RENJU)
+    assert printed == [str(seed) for seed in even_openings(judge, renju, range(12), 15, 20)]
+    assert printed
+    told_freestyle = subprocess.run(
+        [*command, "--", *judge], capture_output=True, timeout=120, check=False
+    )
+    assert told_freestyle.returncode != 0
 
 
 def test_the_brain_gets_the_margin_it_keeps_for_its_answer_unless_given_its_own_time() -> None:
