@@ -5,6 +5,7 @@ into numba's cache, and free of the interpreter lock."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import pkgutil
 import random
@@ -536,12 +537,35 @@ def on_a_board(key: int, half: int) -> bool:
     return True
 
 
+def keys_on_a_board(half: int) -> list[int]:
+    """Every key a board can hold, made side by side: some cells on the board (each empty,
+    X or O), then the rest off it."""
+    sides = [
+        sum(code << (2 * slot) for slot, code in enumerate([*codes, *[OFF] * (half - on)]))
+        for on in range(half + 1)
+        for codes in itertools.product((EMPTY, OWN, THEIRS), repeat=on)
+    ]
+    return [before | after << (2 * half) for before in sides for after in sides]
+
+
 def keys_to_check(rule: int) -> list[int]:
     """Every key of freestyle's 8 neighbours that a board can hold; 40,000 seeded ones of
     the others' 10."""
     half = 4 if rule == compiled.shapes.FREESTYLE_SHAPES else 5
-    keys = [key for key in range(4 ** (2 * half)) if on_a_board(key, half)]
+    keys = keys_on_a_board(half)
     return keys if half == 4 else random.Random(rule).sample(keys, 40_000)
+
+
+@pytest.mark.parametrize("half", [4, 5])
+def test_the_table_makes_the_shapes_of_exactly_the_keys_a_board_can_hold(half: int) -> None:
+    """The compiled filter keeps every key of `keys_on_a_board` and none other (every key
+    of freestyle's 8 neighbours; 40,000 seeded ones of the others' 10)."""
+    kept = set(keys_on_a_board(half))
+    assert len(kept) == sum(3**on for on in range(half + 1)) ** 2
+    looked_at = range(4 ** (2 * half)) if half == 4 else random.Random(half).sample(
+        range(4 ** (2 * half)), 40_000)  # fmt: skip
+    for key in looked_at:
+        assert compiled.shapes._on_a_board(key, half) == (key in kept) == on_a_board(key, half)
 
 
 @pytest.mark.parametrize("rule", sorted(SHAPE_RULES))
@@ -600,7 +624,7 @@ def test_every_key_a_board_holds_is_one_the_table_of_shapes_fills(
     variant: Variant, size: tuple[int, int]
 ) -> None:
     """The table leaves the shapes of lines no board holds unmade: every cell's key in
-    every direction, with marks on half the cells, is a line on a board."""
+    every direction, with marks on half the cells, is one whose shapes it makes."""
     rules = Rules(*size, 5, variant=variant)
     rng = random.Random(size[0] * 100 + size[1])
     found = Search(Board.empty(rules), Mark.X, TIME)
@@ -610,7 +634,8 @@ def test_every_key_a_board_holds_is_one_the_table_of_shapes_fills(
         compiled.state._play(geometry, state, cell, 1 + step % 2)
     keys = {int(key) for key in state[9].ravel()}
     assert len(keys) > 20
-    assert all(on_a_board(key, half) for key in keys)
+    assert all(compiled.shapes._on_a_board(key, half) for key in keys)
+    assert keys <= set(keys_on_a_board(half))
 
 
 @pytest.mark.parametrize("variant", list(Variant))

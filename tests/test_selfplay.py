@@ -108,9 +108,10 @@ def test_the_command_judges_renju_openings_under_renju() -> None:
     assert printed == [str(seed) for seed in even_openings(judge, renju, range(12), 15, 20)]
     assert printed
     told_freestyle = subprocess.run(
-        [*command, "--", *judge], capture_output=True, timeout=120, check=False
+        [*command, "--", *judge], capture_output=True, text=True, timeout=120, check=False
     )
     assert told_freestyle.returncode != 0
+    assert "not a move" in told_freestyle.stderr
 
 
 def test_the_brain_gets_the_margin_it_keeps_for_its_answer_unless_given_its_own_time() -> None:
