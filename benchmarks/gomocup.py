@@ -55,6 +55,24 @@ from service.game.search import SearchResult, search
 from service.game.warmup import prepare
 
 GOMOKU = Rules(15, 15, 5)
+
+
+def add_variant_option(parser: argparse.ArgumentParser) -> None:
+    """Add `--variant` to a benchmark's command line: which lines win on its 15x15 board
+    (`gomoku_of` reads it)."""
+    parser.add_argument(
+        "--variant",
+        choices=[variant.value for variant in Variant],
+        default=Variant.FREESTYLE.value,
+        help="which lines win: five or more (freestyle), exactly five (standard), renju's, caro's",
+    )
+
+
+def gomoku_of(arguments: argparse.Namespace) -> Rules:
+    """Return the benchmark's 15x15 five in a row under the `--variant` given."""
+    return replace(GOMOKU, variant=Variant(arguments.variant))
+
+
 #: How long a brain's answer to START is waited for: it loads its engine first (this
 #: project's brain, the compiled search from its cache: a second or more on a busy machine).
 STARTUP_PATIENCE_S = 30.0
@@ -444,17 +462,12 @@ def main() -> None:
         default=None,
         help="these openings' seeds instead (benchmarks.openings chooses even ones)",
     )
-    parser.add_argument(
-        "--variant",
-        choices=[variant.value for variant in Variant],
-        default=Variant.FREESTYLE.value,
-        help="which lines win: five or more (freestyle), exactly five (standard), renju's",
-    )
+    add_variant_option(parser)
     parser.add_argument(
         "--record", type=Path, default=None, help="add each game to this file (JSON lines)"
     )
     arguments = parser.parse_args()
-    rules = replace(GOMOKU, variant=Variant(arguments.variant))
+    rules = gomoku_of(arguments)
     prepare()
     games = []
     seeds = arguments.seeds or range(arguments.first_seed, arguments.first_seed + arguments.games)

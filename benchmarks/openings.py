@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterator
-from dataclasses import replace
 
-from benchmarks.gomocup import GOMOKU, opening
+from benchmarks.gomocup import add_variant_option, gomoku_of, opening
 from benchmarks.judge import judge_position, value_of
-from service.game.rules import Rules, Variant
+from service.game.rules import Rules
 
 
 def even_openings(
@@ -48,11 +47,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=800, help="how many seeds to look at")
     parser.add_argument("--within", type=int, default=60, help="X's standing, either way")
     parser.add_argument("--judge-ms", type=int, default=200, help="the judge's time a position")
-    parser.add_argument(
-        "--variant", choices=[variant.value for variant in Variant], default="freestyle"
-    )
+    add_variant_option(parser)
     arguments = parser.parse_args()
-    rules = replace(GOMOKU, variant=Variant(arguments.variant))
+    rules = gomoku_of(arguments)
     seeds = range(arguments.first_seed, arguments.first_seed + arguments.count)
     for seed in even_openings(arguments.judge, rules, seeds, arguments.within, arguments.judge_ms):
         print(seed, flush=True)

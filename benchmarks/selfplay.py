@@ -25,12 +25,19 @@ import argparse
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.brain import MARGIN_MS
-from benchmarks.gomocup import GOMOKU, Brain, Game, paired_share, play_with, record
-from service.game.rules import Rules, Variant
+from benchmarks.gomocup import (
+    Brain,
+    Game,
+    add_variant_option,
+    gomoku_of,
+    paired_share,
+    play_with,
+    record,
+)
+from service.game.rules import Rules
 from service.game.warmup import prepare
 
 
@@ -96,13 +103,11 @@ def main() -> None:
         default=None,
         help="the brain's time a move instead (time odds); by default the search's and MARGIN_MS",
     )
-    parser.add_argument(
-        "--variant", choices=[variant.value for variant in Variant], default="freestyle"
-    )
+    add_variant_option(parser)
     parser.add_argument("--record", type=Path, default=None, help="add each game to this file")
     arguments = parser.parse_args()
     seeds = [int(seed) for seed in arguments.seeds_file.read_text(encoding="utf-8").split()]
-    rules = replace(GOMOKU, variant=Variant(arguments.variant))
+    rules = gomoku_of(arguments)
     games = match(
         arguments.brain, rules, seeds, arguments.budget_ms, arguments.record,
         arguments.brain_budget_ms,

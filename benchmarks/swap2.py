@@ -16,16 +16,15 @@ player's choice gains it.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from benchmarks.gomocup import add_variant_option, gomoku_of
 from benchmarks.judge import judge_position, value_of
 from service.api.app_settings import cores
 from service.game.board import Board
-from service.game.rules import Rules, Variant
+from service.game.rules import Rules
 from service.game.swap2 import Decision, canonical_openings, decide, step_of, with_opening
 from service.game.warmup import prepare
-
-GOMOKU = Rules(15, 15, 5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +109,10 @@ def main() -> None:
     parser.add_argument("brain", nargs="+", help="the judge's command line")
     parser.add_argument("--budget-ms", type=int, default=250, help="the service's budget")
     parser.add_argument("--judge-ms", type=int, default=1000, help="the judge's time a position")
-    parser.add_argument(
-        "--variant", default="freestyle", choices=[variant.value for variant in Variant]
-    )
+    add_variant_option(parser)
     arguments = parser.parse_args()
     prepare()
-    rules = replace(GOMOKU, variant=Variant(arguments.variant))
+    rules = gomoku_of(arguments)
     rows = judged(arguments.brain, rules, arguments.budget_ms, arguments.judge_ms)
     opening = decide(step_of(Board.empty(rules)), arguments.budget_ms / 1000, threads=cores())
     print(table(rows, opening.stones))

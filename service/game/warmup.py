@@ -9,7 +9,7 @@ import time
 from service.game import compiled
 from service.game.analysis import analyse
 from service.game.board import Board, Mark
-from service.game.rules import Rules, Variant
+from service.game.rules import Rules
 from service.game.search import Search, search
 
 #: Positions that take every compiled function down each of its paths: heuristic (with a
@@ -34,8 +34,7 @@ def prepare() -> int:
         # What a search on two threads calls; a node limit keeps it short here.
         shared = Search(board, mover, 60.0, max_nodes=2_000)
         shared.shared_tree(2).deepen(shared.position.empty_cells()[0], shared.position.empty)
-    for variant in Variant:  # each its own table of shapes, 0.02 s to make: not in a request
-        search(Board.empty(Rules(7, 7, 5, variant=variant)), Mark.X, 60.0, max_nodes=100)
+    compiled.state.make_shape_tables()
     return compiled.compilations() - before
 
 
