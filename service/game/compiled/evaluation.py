@@ -50,19 +50,20 @@ FITTED_WAITING_VALUES = np.array(
 )  # fmt: skip
 
 #: The same under renju, where black (X) and white play by different rules: a row for
-#: each side to move, black's first, fitted as freestyle's were to 8,976 positions of the
-#: 380 games the search played against Rapfi under renju. Black's two fours and two open
-#: threes at one cell are fouls (0); where the fit had no position with a shape (the side
-#: to move's open four and five, which decide its leaves; a five to make for the side
-#: that has just moved), freestyle's weight. Its double threes count as their threes, as
-#: freestyle's do; a few weights of the lesser shapes the fit made below 0 are 0.
+#: each side to move, black's first, fitted as freestyle's were (`benchmarks.fit`) to
+#: 33,548 positions of 1,169 games under renju, the search's against Rapfi and against
+#: itself (docs/STRENGTH.md). Black's two fours and two open threes at one cell are fouls
+#: (0); where the fit had no position with a shape (the side to move's open four and five,
+#: which decide its leaves; a five to make for the side that has just moved), freestyle's
+#: weight. Its double threes count as their threes, as freestyle's do; a few weights of the
+#: lesser shapes the fit made below 0 are 0.
 RENJU_FITTED_MOVER_VALUES = np.array(
-    [[0, 0, 12, 34, 123, 200, 960, 1440, 0, 3026, 0],
-     [0, 12, 1, 75, 69, 291, 960, 1440, 960, 563, 0]], dtype=np.int64
+    [[0, 15, 0, 21, 93, 167, 960, 1440, 0, 1389, 0],
+     [0, 13, 3, 32, 99, 235, 960, 1440, 960, 611, 0]], dtype=np.int64
 )  # fmt: skip
 RENJU_FITTED_WAITING_VALUES = np.array(
-    [[0, 10, 0, 61, 17, 252, 535, 1200, 1479, 1190, 0],
-     [0, 0, 6, 37, 86, 188, 645, 1200, 0, 1052, 0]], dtype=np.int64
+    [[0, 13, 0, 17, 65, 238, 534, 1200, 109, 508, 0],
+     [0, 12, 0, 14, 43, 179, 532, 1200, 0, 924, 0]], dtype=np.int64
 )  # fmt: skip
 
 #: A leaf the shapes decide: a five to make, two fives against one stop, or an open four
