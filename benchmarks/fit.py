@@ -10,8 +10,10 @@ every position of the recorded games (`benchmarks.gomocup --record`, `benchmarks
 decide nothing, labelled 1, 1/2 or 0 for the side to move by how its game ended; a logistic
 regression of that label on the two sides' tallies, with a term for black being to move
 and, in games against another engine (`--records`, not `--self-play`), one for which
-engine is (it wins most games whatever the position says). Every fifth game is held out:
-the log loss on them is printed for the fit, for the weights as they stand (at their best
+engine is to move (it wins most games whatever the position says); games the other engine
+lost by a foul or an illegal move are left out. The games of every fifth opening (by its
+seed, so that no opening's early positions are on both sides) are held out: the log loss
+on them is printed for the fit, for the weights as they stand (at their best
 scale) and for the terms alone. Then the weights fitted to every game, scaled so that an
 open three to move is worth 96 (under renju, on average over the two colours), in the
 evaluation's order: the shapes the fit leaves out (the side to move's open four, five and
@@ -25,7 +27,6 @@ which count as their threes) keep the values they have, and a weight below 0 is 
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +44,8 @@ from service.game.compiled.shapes import (
     FOUR_THREES,
     OPEN_FOUR,
     OPEN_THREE,
-    shape_table,
 )
-from service.game.compiled.state import new_state, shape_rule
+from service.game.compiled.state import _shapes, new_state, shape_rule
 from service.game.geometry import geometry_of
 from service.game.rules import Rules, Variant
 
@@ -68,7 +68,8 @@ Floats = npt.NDArray[np.float64]
 class Position:
     """One position of a recorded game: who is to move (1 black, 2 white), each side's
     tally of shapes, the other engine's term (1 if the search is to move, -1 if the other
-    engine is, 0 against itself), how the game ended for the side to move, and which game."""
+    engine is, 0 against itself), how the game ended for the side to move, which game and
+    opening (its seed), and how many stones were on."""
 
     mover: int
     mine: tuple[int, ...]
@@ -76,12 +77,16 @@ class Position:
     engine: int
     score: float
     game: int
+    seed: int
+    ply: int
 
 
-def positions(rules: Rules, game: Game, against_engine: bool, index: int) -> Iterator[Position]:
+def positions(
+    rules: Rules, game: Game, against_engine: bool, game_index: int
+) -> Iterator[Position]:
     """Yield the positions of one game that the fit weighs (module docstring)."""
     arrays = geometry_of(rules).arrays
-    shapes = _shapes(shape_rule(arrays))
+    shapes = _shapes(shape_rule(arrays))  # the table a search of these rules reads
     marks = np.zeros(rules.rows * rules.cols, dtype=np.int64)
     search_score = {"win": 1.0, "draw": 0.5, "loss": 0.0}[game.result]
     for ply, move in enumerate(game.moves):
@@ -91,22 +96,18 @@ def positions(rules: Rules, game: Game, against_engine: bool, index: int) -> Ite
             waiting = 3 - mover
             undecided = tally[mover, FIVE] == 0 and tally[waiting, FIVE] == 0
             if undecided and _shape_end(tally, 0, waiting) == 0:
-                searchs = (mover == 1) == game.search_first
+                search_to_move = (mover == 1) == game.search_first
                 yield Position(
                     mover,
                     tuple(int(count) for count in tally[mover]),
                     tuple(int(count) for count in tally[waiting]),
-                    (1 if searchs else -1) if against_engine else 0,
-                    search_score if searchs else 1 - search_score,
-                    index,
+                    (1 if search_to_move else -1) if against_engine else 0,
+                    search_score if search_to_move else 1 - search_score,
+                    game_index,
+                    game.seed,
+                    ply,
                 )
         marks[move] = mover
-
-
-@functools.cache
-def _shapes(rule: int) -> npt.NDArray[np.int8]:
-    table: npt.NDArray[np.int8] = shape_table(rule)
-    return table
 
 
 def design(found: list[Position], coloured: bool) -> tuple[Floats, Floats]:
@@ -155,8 +156,8 @@ def as_inputs(mover: npt.NDArray[np.int64], waiting: npt.NDArray[np.int64]) -> F
     """Return weights of the evaluation's shape in the design's order."""
     return np.concatenate(
         [
-            np.concatenate([row_m[list(MOVER_COLUMNS)], row_w[list(WAITING_COLUMNS)]])
-            for row_m, row_w in zip(mover, waiting, strict=True)
+            np.concatenate([mover_row[list(MOVER_COLUMNS)], waiting_row[list(WAITING_COLUMNS)]])
+            for mover_row, waiting_row in zip(mover, waiting, strict=True)
         ]
     ).astype(np.float64)
 
@@ -166,6 +167,9 @@ def scaled(weights: Floats, coloured: bool) -> tuple[npt.NDArray[np.int64], npt.
     mover, waiting = (values.copy() for values in standing(coloured))
     block = len(MOVER_COLUMNS) + len(WAITING_COLUMNS)
     threes = [weights[row * block + MOVER_COLUMNS.index(OPEN_THREE)] for row in range(len(mover))]
+    if np.mean(threes) <= 0:
+        # No scale makes it 96 without turning every weight round: the games say nothing.
+        raise ValueError("the fitted open three to move is worth nothing: more games needed")
     scale = OPEN_THREE_VALUE / float(np.mean(threes))
     for row in range(len(mover)):
         for slot, column in enumerate(MOVER_COLUMNS):
@@ -179,7 +183,7 @@ def scaled(weights: Floats, coloured: bool) -> tuple[npt.NDArray[np.int64], npt.
 def report(found: list[Position], coloured: bool) -> str:
     """Return the held-out losses and the weights fitted to every game (module docstring)."""
     inputs, labels = design(found, coloured)
-    held = np.array([position.game % 5 == 4 for position in found])
+    held = np.array([position.seed % 5 == 4 for position in found])
     train, test = ~held, held
     terms = slice(inputs.shape[1] - 2, None)
     fit_loss = log_loss(inputs[test], labels[test], fitted(inputs[train], labels[train]))
@@ -194,7 +198,7 @@ def report(found: list[Position], coloured: bool) -> str:
     games = len({position.game for position in found})
     return "\n".join(
         [
-            f"{games} games, {len(found)} positions, {int(held.sum())} held out",
+            f"{games} games, {len(found)} positions, {int(held.sum())} of them held out",
             f"held-out log loss: fitted {fit_loss:.4f}, as they stand {stand_loss:.4f}, "
             f"the terms alone {terms_loss:.4f}",
             f"side to move: {mover.tolist()}",
@@ -215,12 +219,15 @@ def main() -> None:
     add_variant_option(parser)
     arguments = parser.parse_args()
     rules = gomoku_of(arguments)
+    if rules.variant not in (Variant.FREESTYLE, Variant.RENJU):
+        parser.error("only freestyle's and renju's leaves are valued by fitted weights")
     found: list[Position] = []
     seen: set[tuple[int, ...]] = set()
     for paths, against_engine in ((arguments.records, True), (arguments.self_play, False)):
         for path in paths:
             for played_by, game in recorded(path):
-                if played_by == rules and game.moves not in seen:
+                lost_by_a_rule = game.brain_foul is not None or game.brain_illegal is not None
+                if played_by == rules and game.moves not in seen and not lost_by_a_rule:
                     found.extend(positions(rules, game, against_engine, len(seen)))
                     seen.add(game.moves)
     print(report(found, rules.variant is Variant.RENJU))

@@ -16,14 +16,17 @@ import pytest
 from benchmarks.fit import (
     MOVER_COLUMNS,
     WAITING_COLUMNS,
+    as_inputs,
     design,
     fitted,
     log_loss,
     positions,
     scaled,
+    standing,
 )
 from benchmarks.gomocup import GOMOKU, Game, record
 from service.game.compiled import evaluation
+from service.game.compiled.evaluation import _shape_value
 from service.game.compiled.shapes import (
     DOUBLE_FOURS,
     DOUBLE_THREES,
@@ -32,6 +35,8 @@ from service.game.compiled.shapes import (
     OPEN_FOUR,
     OPEN_THREE,
 )
+from service.game.compiled.state import _shapes, new_state, shape_rule
+from service.game.geometry import geometry_of
 from service.game.rules import Variant
 from service.game.warmup import prepare
 
@@ -60,7 +65,9 @@ def test_positions_run_from_the_fourth_stone_labelled_for_the_side_to_move() -> 
     assert [position.engine for position in found] == [1, -1, 1]
     assert {position.game for position in found} == {7}
     assert all(position.mine[FIVE] == position.theirs[FIVE] == 0 for position in found)
-    assert found[2].mine != found[0].mine  # the tally follows the moves
+    # O to move at ply 5: X's three against the edge makes a four, O's two does not.
+    assert found[1].theirs[FOUR] > 0
+    assert found[1].mine[FOUR] == 0
 
 
 def test_the_other_engine_winning_and_self_play_label_the_same_sides() -> None:
@@ -79,15 +86,63 @@ def test_the_design_counts_the_side_to_move_up_and_the_other_down() -> None:
     terms; under renju white to move has a block of its own."""
     found = list(positions(GOMOKU, game(TOP_ROW_FIVE, search_first=True, result="win"), True, 0))
     inputs, labels = design(found, coloured=False)
-    assert inputs.shape == (3, 6 + 8 + 2)
-    assert (inputs[:, :6] >= 0).all()
-    assert (inputs[:, 6:14] <= 0).all()
-    assert inputs[:, -1].tolist() == [1, -1, 1]
+    for row, position in zip(inputs, found, strict=True):
+        mine = [position.mine[column] for column in MOVER_COLUMNS]
+        theirs = [-position.theirs[column] for column in WAITING_COLUMNS]
+        assert row.tolist() == [*mine, *theirs, position.engine, 1 if position.mover == 1 else -1]
+    assert inputs[:, -2].tolist() == [1, -1, 1]
     assert labels.tolist() == [1.0, 0.0, 1.0]
     coloured, _ = design(found, coloured=True)
     assert coloured.shape == (3, 2 * 14 + 2)
+    assert (coloured[1, 14:] == inputs[1, :]).all()  # white to move: the second block
+    assert (coloured[0, :14] == inputs[0, :14]).all()
     assert not coloured[1, :14].any()
     assert not coloured[0, 14:28].any()
+
+
+@pytest.mark.parametrize("variant", [Variant.FREESTYLE, Variant.RENJU])
+def test_the_design_with_the_weights_as_they_stand_is_the_leaf_value_turned_round(
+    variant: Variant,
+) -> None:
+    """For the side to move, a design row times the evaluation's weights is what the
+    evaluation values the position at for the side that has just moved, negated: the fit's
+    weights go into the evaluation the right way round."""
+    rules = replace(GOMOKU, variant=variant)
+    arrays = geometry_of(rules).arrays
+    moves = (112, 96, 113, 128, 82, 98, 126, 110, 140, 84, 100, 154, 66, 142)
+    found = list(positions(rules, game(moves, search_first=True, result="win"), False, 0))
+    coloured = variant is Variant.RENJU
+    inputs, _ = design(found, coloured)
+    valued = []
+    for position in found:
+        marks = np.zeros(225, dtype=np.int64)
+        for ply, move in enumerate(moves[: position.ply]):
+            marks[move] = 1 if ply % 2 == 0 else 2
+        state = new_state(arrays, marks, _shapes(shape_rule(arrays)))
+        valued.append(-_shape_value(state[10], state[11], 3 - position.mover))
+    assert (inputs[:, :-2] @ as_inputs(*standing(coloured))).tolist() == valued
+    assert len(found) == len(moves) - 4  # none decided: every one compared
+    assert len(set(valued)) == len(valued)
+
+
+@pytest.mark.parametrize("coloured", [False, True])
+def test_the_weights_as_they_stand_scale_back_to_themselves(coloured: bool) -> None:
+    """Scaled, the evaluation's own weights come back as they are, times 96 over their open
+    three to move (renju's average 96 already): `as_inputs` and `scaled` read the same
+    places."""
+    mover, waiting = standing(coloured)
+    scale = 96 / mover[:, OPEN_THREE].mean()
+    again = scaled(np.r_[as_inputs(mover, waiting), 0.0, 0.0], coloured)
+    for fitted_columns, values, scaled_values in (
+        (MOVER_COLUMNS, mover, again[0]),
+        (WAITING_COLUMNS, waiting, again[1]),
+    ):
+        columns = list(fitted_columns)
+        expected = np.round(values[:, columns] * scale).astype(np.int64)
+        assert scaled_values[:, columns].tolist() == expected.tolist()
+        others = [column for column in range(values.shape[1]) if column not in columns]
+        assert scaled_values[:, others].tolist() == values[:, others].tolist()
+    assert (scale == 1) == coloured
 
 
 def test_the_regression_recovers_the_weights_that_made_the_labels() -> None:
@@ -113,7 +168,7 @@ def test_the_weights_are_scaled_so_that_an_open_three_to_move_is_96() -> None:
     mover, waiting = scaled(weights, coloured=True)
     assert mover[:, OPEN_THREE].tolist() == [64, 128]
     assert mover[:, FOUR].tolist() == [32, 32]
-    assert waiting[:, MOVER_COLUMNS[0]].tolist() == [0, 32]
+    assert waiting[:, WAITING_COLUMNS[0]].tolist() == [0, 32]
     left_out = [OPEN_FOUR, FIVE, DOUBLE_FOURS, DOUBLE_THREES]
     assert (mover[:, left_out] == evaluation.RENJU_FITTED_MOVER_VALUES[:, left_out]).all()
     assert (waiting[:, FIVE] == evaluation.RENJU_FITTED_WAITING_VALUES[:, FIVE]).all()
@@ -133,7 +188,9 @@ def test_the_command_fits_each_game_once_and_prints_rows_in_the_evaluations_orde
     centre = [row * 15 + col for row in range(4, 11) for col in range(4, 11)]
     for seed in range(30):
         moves = tuple(int(cell) for cell in rng.permutation(centre)[:24])
-        played = game(moves, search_first=bool(seed % 2), result=str(rng.choice(["win", "loss"])))
+        played = game(
+            moves, search_first=bool(seed % 2), result=str(rng.choice(["win", "loss"])), seed=seed
+        )
         record(played, renju, path)
         if seed % 3 == 0:
             record(played, renju, path)
@@ -145,5 +202,24 @@ def test_the_command_fits_each_game_once_and_prints_rows_in_the_evaluations_orde
     mover = np.array(ast.literal_eval(printed[2].split(": ")[1]))
     waiting = np.array(ast.literal_eval(printed[3].split(": ")[1]))
     assert mover.shape == waiting.shape == evaluation.RENJU_FITTED_MOVER_VALUES.shape
-    assert (mover >= 0).all()
-    assert (waiting >= 0).all()
+    assert abs(mover[:, OPEN_THREE].mean() - 96) <= 1
+
+
+def test_the_command_leaves_out_the_variants_valued_by_wines_weights(tmp_path: Path) -> None:
+    """Standard and caro value their leaves by Wine's weights: nothing to fit."""
+    path = tmp_path / "games.jsonl"
+    path.write_text("")
+    refused = subprocess.run(
+        [sys.executable, "-m", "benchmarks.fit", "--variant", "caro", "--records", str(path)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "fitted weights" in refused.stderr
+
+
+def test_a_fit_whose_open_three_is_worth_nothing_says_so() -> None:
+    """No scale makes an open three of 0 or less worth 96 without turning every weight
+    round: the fit stops and says why."""
+    block = len(MOVER_COLUMNS) + len(WAITING_COLUMNS)
+    with pytest.raises(ValueError, match="open three"):
+        scaled(-np.ones(block + 2), coloured=False)
