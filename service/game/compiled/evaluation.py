@@ -1,10 +1,10 @@
 """What a position is worth to the tree: in five in a row by the tally of shapes each side
 could make (in freestyle and renju on boards of more than 16 cells, weights fitted to how
-games against Rapfi ended; elsewhere Wine's, the side to move's weighed 1.2 times) and the ends
-they decide (an open four, two fours, a four and an open three, two open threes, as
-Rapfi's static win check reads them: `_shape_end`, which decides the tree's nodes above
-the leaves too), else by the windows' counts; a leaf's value read without playing its
-move (`_leaf_value`, `_tally_after`)."""
+the search's games ended, against Rapfi and against itself: `benchmarks.fit`; elsewhere
+Wine's, the side to move's weighed 1.2 times) and the ends they decide (an open four, two
+fours, a four and an open three, two open threes, as Rapfi's static win check reads them:
+`_shape_end`, which decides the tree's nodes above the leaves too), else by the windows'
+counts; a leaf's value read without playing its move (`_leaf_value`, `_tally_after`)."""
 
 from __future__ import annotations
 
@@ -36,17 +36,18 @@ SHAPE_VALUES = np.array([0, 2, 12, 18, 96, 144, 800, 1200], dtype=np.int64)
 
 #: What each shape (and each double threat: the tally's columns) is worth at a leaf in
 #: freestyle on boards of more than 16 cells, to the side to move and to the side that
-#: has just moved: a logistic fit of the tallies of 29,337 positions to how the 1,126
-#: games they came from ended (Texel tuning; docs/STRENGTH.md), scaled so that an open
-#: three stays about 96. The side to move's open four, five and two fours to make decide
+#: has just moved: a logistic fit of the tallies of 33,044 positions to how the 1,097
+#: games they came from ended, against Rapfi and between two revisions of the search
+#: (Texel tuning, `benchmarks.fit`; docs/STRENGTH.md), scaled so that an open three to
+#: move is 96. The side to move's open four, five and two fours to make decide
 #: the leaf unless a five stands against them: valued then at Wine's, 1.2 times. Two open
 #: threes at one cell count as their two threes: the fit's weights for them, of opposite
 #: signs to the threes', are 0.
 FITTED_MOVER_VALUES = np.array(
-    [0, 7, 27, 41, 103, 138, 960, 1440, 960, 1394, 0], dtype=np.int64
+    [0, 17, 18, 39, 96, 157, 960, 1440, 960, 1231, 0], dtype=np.int64
 )  # fmt: skip
 FITTED_WAITING_VALUES = np.array(
-    [0, 8, 23, 37, 89, 129, 447, 1200, 99, 406, 0], dtype=np.int64
+    [0, 13, 4, 36, 64, 177, 550, 1200, 49, 622, 0], dtype=np.int64
 )  # fmt: skip
 
 #: The same under renju, where black (X) and white play by different rules: a row for
