@@ -180,10 +180,33 @@ def scaled(weights: Floats, coloured: bool) -> tuple[npt.NDArray[np.int64], npt.
     return mover, waiting
 
 
+def held_out(found: list[Position]) -> npt.NDArray[np.bool_]:
+    """Return which positions are held out: those of every fifth opening, by its seed, so
+    that no opening's early positions stand on both sides."""
+    return np.array([position.seed % 5 == 4 for position in found], dtype=np.bool_)
+
+
+def fitted_positions(rules: Rules, records: list[Path], self_play: list[Path]) -> list[Position]:
+    """Return the positions of the recorded games of `rules`, each game once, those the
+    other engine lost by a foul or an illegal move left out (module docstring)."""
+    found: list[Position] = []
+    seen: set[tuple[int, ...]] = set()
+    for paths, against_engine in ((records, True), (self_play, False)):
+        for path in paths:
+            for played_by, game in recorded(path):
+                lost_by_a_rule = game.brain_foul is not None or game.brain_illegal is not None
+                if played_by == rules and game.moves not in seen and not lost_by_a_rule:
+                    found.extend(positions(rules, game, against_engine, len(seen)))
+                    seen.add(game.moves)
+    return found
+
+
 def report(found: list[Position], coloured: bool) -> str:
     """Return the held-out losses and the weights fitted to every game (module docstring)."""
     inputs, labels = design(found, coloured)
-    held = np.array([position.seed % 5 == 4 for position in found])
+    held = held_out(found)
+    if held.all() or not held.any():
+        raise ValueError("the games of at least two openings, one of them held out, are needed")
     train, test = ~held, held
     terms = slice(inputs.shape[1] - 2, None)
     fit_loss = log_loss(inputs[test], labels[test], fitted(inputs[train], labels[train]))
@@ -221,16 +244,13 @@ def main() -> None:
     rules = gomoku_of(arguments)
     if rules.variant not in (Variant.FREESTYLE, Variant.RENJU):
         parser.error("only freestyle's and renju's leaves are valued by fitted weights")
-    found: list[Position] = []
-    seen: set[tuple[int, ...]] = set()
-    for paths, against_engine in ((arguments.records, True), (arguments.self_play, False)):
-        for path in paths:
-            for played_by, game in recorded(path):
-                lost_by_a_rule = game.brain_foul is not None or game.brain_illegal is not None
-                if played_by == rules and game.moves not in seen and not lost_by_a_rule:
-                    found.extend(positions(rules, game, against_engine, len(seen)))
-                    seen.add(game.moves)
-    print(report(found, rules.variant is Variant.RENJU))
+    found = fitted_positions(rules, arguments.records, arguments.self_play)
+    if not found:
+        parser.error(f"no position to fit in the recorded games of {rules.variant.value}")
+    try:
+        print(report(found, rules.variant is Variant.RENJU))
+    except ValueError as problem:
+        parser.error(str(problem))
 
 
 if __name__ == "__main__":

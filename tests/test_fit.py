@@ -19,6 +19,8 @@ from benchmarks.fit import (
     as_inputs,
     design,
     fitted,
+    fitted_positions,
+    held_out,
     log_loss,
     positions,
     scaled,
@@ -202,6 +204,69 @@ def test_the_command_fits_each_game_once_and_prints_rows_in_the_evaluations_orde
     waiting = np.array(ast.literal_eval(printed[3].split(": ")[1]))
     assert mover.shape == waiting.shape == evaluation.RENJU_FITTED_MOVER_VALUES.shape
     assert abs(mover[:, OPEN_THREE].mean() - 96) <= 1
+    assert (mover >= 0).all()
+    assert (waiting >= 0).all()
+
+
+def test_games_repeated_or_lost_by_a_rule_are_left_out(tmp_path: Path) -> None:
+    """A game recorded twice is fitted once; one the other engine lost by a foul or an
+    illegal move says nothing of the position, and one of other rules is not these."""
+    path = tmp_path / "games.jsonl"
+    renju = replace(GOMOKU, variant=Variant.RENJU)
+    kept = game(TOP_ROW_FIVE, search_first=True, result="win", seed=1)
+    other = (*TOP_ROW_FIVE[:-1], 5)
+    record(kept, renju, path)
+    record(kept, renju, path)
+    record(
+        replace(game(other, search_first=True, result="win"), brain_foul="overline"), renju, path
+    )
+    record(
+        replace(game(other, search_first=True, result="win"), brain_illegal="taken"), renju, path
+    )
+    record(game(other, search_first=True, result="win"), GOMOKU, path)
+    found = fitted_positions(renju, [path], [])
+    assert {position.game for position in found} == {0}
+    assert len(found) == len(list(positions(renju, kept, True, 0)))
+    assert fitted_positions(renju, [], [path]) != found  # the same games, no engine term
+    assert {position.engine for position in fitted_positions(renju, [], [path])} == {0}
+
+
+def test_whole_openings_are_held_out_by_their_seed() -> None:
+    """Every fifth opening's games, both of them, are held out, none of the others'."""
+    found = [
+        position
+        for seed in range(10)
+        for search_first in (True, False)
+        for position in positions(
+            GOMOKU,
+            game(TOP_ROW_FIVE, search_first=search_first, result="win", seed=seed),
+            True,
+            seed,
+        )
+    ]
+    held = held_out(found)
+    assert sorted({position.seed for position, out in zip(found, held, strict=True) if out}) == [
+        4,
+        9,
+    ]
+    assert held.sum() == 2 * 2 * 3  # two openings, each both ways, three positions a game
+
+
+def test_the_command_says_when_the_games_cannot_be_fitted(tmp_path: Path) -> None:
+    """No game of the rules asked, or no opening to hold out: a message, not a traceback."""
+    path = tmp_path / "games.jsonl"
+    record(game(TOP_ROW_FIVE, search_first=True, result="win", seed=4), GOMOKU, path)
+    command = [sys.executable, "-m", "benchmarks.fit", "--records", str(path)]
+    for arguments, said in (
+        (["--variant", "renju"], "no position to fit"),
+        ([], "one of them held out"),
+    ):
+        refused = subprocess.run(
+            [*command, *arguments], capture_output=True, text=True, timeout=120, check=False
+        )
+        assert refused.returncode == 2
+        assert said in refused.stderr
+        assert "Traceback" not in refused.stderr
 
 
 def test_the_command_leaves_out_the_variants_valued_by_wines_weights(tmp_path: Path) -> None:

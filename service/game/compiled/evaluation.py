@@ -41,8 +41,8 @@ SHAPE_VALUES = np.array([0, 2, 12, 18, 96, 144, 800, 1200], dtype=np.int64)
 #: (Texel tuning, `benchmarks.fit`; docs/STRENGTH.md), scaled so that an open three to
 #: move is 96. The side to move's open four, five and two fours to make decide
 #: the leaf unless a five stands against them: valued then at Wine's, 1.2 times. Two open
-#: threes at one cell count as their two threes: the fit's weights for them, of opposite
-#: signs to the threes', are 0.
+#: threes at one cell count as their two threes: not fitted (the first fit made them of
+#: opposite signs to the threes'), 0.
 FITTED_MOVER_VALUES = np.array(
     [0, 17, 18, 39, 96, 157, 960, 1440, 960, 1231, 0], dtype=np.int64
 )  # fmt: skip
@@ -75,8 +75,9 @@ SHAPE_WIN = 30_000
 #: The value a search reports as an evaluation of tanh(1) where its leaves are valued by
 #: fitted weights (freestyle and renju on boards of more cells than the tables hold):
 #: fitted to a judge on 15x15 freestyle at 250 ms (`benchmarks.calibration`), so that
-#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move;
-#: other sizes and renju read on the same scale, not measured.
+#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move,
+#: with the leaves' weights before their refit (2026-12-07, an open three to move 103
+#: where it is now 96); other sizes and renju read on the same scale, not measured.
 FITTED_SHAPE_SCALE = 1_300
 
 #: The same for standard's and caro's leaves, and Swap2's searches under renju (Wine's
