@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from benchmarks.gomocup import Game, add_variant_option, gomoku_of, recorded
+from benchmarks.gomocup import SCORES, Game, add_variant_option, gomoku_of, recorded
 from service.game.compiled import evaluation
 from service.game.compiled.evaluation import _shape_end
 from service.game.compiled.shapes import (
@@ -45,7 +45,7 @@ from service.game.compiled.shapes import (
     OPEN_FOUR,
     OPEN_THREE,
 )
-from service.game.compiled.state import _shapes, new_state, shape_rule
+from service.game.compiled.state import _shapes, new_state, play_move, shape_rule
 from service.game.geometry import geometry_of
 from service.game.rules import Rules, Variant
 
@@ -87,12 +87,12 @@ def positions(
     """Yield the positions of one game that the fit weighs (module docstring)."""
     arrays = geometry_of(rules).arrays
     shapes = _shapes(shape_rule(arrays))  # the table a search of these rules reads
-    marks = np.zeros(rules.rows * rules.cols, dtype=np.int64)
-    search_score = {"win": 1.0, "draw": 0.5, "loss": 0.0}[game.result]
+    state = new_state(arrays, np.zeros(rules.rows * rules.cols, dtype=np.int64), shapes)
+    tally = state[10]  # kept up to date in place as each move is played
+    search_score = SCORES[game.result]
     for ply, move in enumerate(game.moves):
         mover = 1 if ply % 2 == 0 else 2
         if ply >= FIRST_PLIES:
-            tally = new_state(arrays, marks, shapes)[10]
             waiting = 3 - mover
             undecided = tally[mover, FIVE] == 0 and tally[waiting, FIVE] == 0
             if undecided and _shape_end(tally, 0, waiting) == 0:
@@ -107,7 +107,7 @@ def positions(
                     game.seed,
                     ply,
                 )
-        marks[move] = mover
+        play_move(arrays, state, move, mover)
 
 
 def design(found: list[Position], coloured: bool) -> tuple[Floats, Floats]:
