@@ -124,17 +124,18 @@ def read_at(scale: int, value: int, chance: float) -> Sample:
 
 
 def test_the_fitted_scale_is_the_one_that_matches_the_judge() -> None:
-    # Judged as a scale of 1,500 would read them, and read by the searches on 2,600 and
-    # 1,300.
+    # Judged as a scale of 1,800 would read them, and read by the searches on their own
+    # scales (both other than 1,800).
     samples = [
-        read_at(scale, value, (1 + math.tanh(value / 1500)) / 2)
+        read_at(scale, value, (1 + math.tanh(value / 1800)) / 2)
         for value in range(-3000, 3001, 250)
         for scale in (SHAPE_SCALE, FITTED_SHAPE_SCALE)
     ]
-    assert fitted_scale(samples) == 1500
-    assert brier(samples, 1500) == pytest.approx(0.0, abs=1e-12)
+    assert fitted_scale(samples) == 1800
+    assert brier(samples, 1800) == pytest.approx(0.0, abs=1e-12)
     assert brier(samples) > 0.001
-    assert "(the search's 1,300 and 2,600)" in calibration.table(samples)
+    scales = " and ".join(f"{scale:,}" for scale in sorted({FITTED_SHAPE_SCALE, SHAPE_SCALE}))
+    assert f"(the search's {scales})" in calibration.table(samples)
 
 
 @pytest.mark.parametrize(

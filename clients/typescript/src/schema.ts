@@ -553,9 +553,10 @@ export interface components {
              *     cells an unproven estimate stays within -0.98 to 0.98 (but for an end seen), and
              *     in five in a row (not misère) it is calibrated: strictly between -0.98 and 0.98,
              *     (1 + evaluation) / 2 is about the chance of winning a strong engine (Rapfi) gives
-             *     the mover (fitted on 15x15 freestyle at 250 ms, other sizes and renju reading on
-             *     the same scale; standard and caro read on the scale fitted to freestyle before
-             *     its leaves' weights were; neither measured on the variant's own games); 0.98 or
+             *     the mover (fitted on 15x15 freestyle at 250 ms and measured under renju, whose
+             *     own best fit is a step away; other sizes read on the same scale, standard and
+             *     caro on the scale fitted to freestyle before its leaves' weights were, not
+             *     measured on their own games); 0.98 or
              *     -0.98 means the shapes decide the position.
              */
             evaluation: number;

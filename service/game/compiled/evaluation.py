@@ -75,10 +75,12 @@ SHAPE_WIN = 30_000
 #: The value a search reports as an evaluation of tanh(1) where its leaves are valued by
 #: fitted weights (freestyle and renju on boards of more cells than the tables hold):
 #: fitted to a judge on 15x15 freestyle at 250 ms (`benchmarks.calibration`), so that
-#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move,
-#: with the leaves' weights before their refit (2026-12-07, an open three to move 103
-#: where it is now 96); other sizes and renju read on the same scale, not measured.
-FITTED_SHAPE_SCALE = 1_300
+#: (1 + evaluation) / 2 is about the chance of winning that Rapfi gives the side to move:
+#: 1,500 best fitted the refitted weights' games against Rapfi and against the search
+#: itself, and renju's games against Rapfi 1,600, one step away, so renju reads on it too
+#: (docs/STRENGTH.md; searched on a machine slower than most runs', so a little
+#: shallower); other sizes are not measured.
+FITTED_SHAPE_SCALE = 1_500
 
 #: The same for standard's and caro's leaves, and Swap2's searches under renju (Wine's
 #: weights), on boards of more cells than the tables hold, as fitted to freestyle's games
